@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private state of the connection manager core.
+ */
+#ifndef _RDMA_CM_CMA_PRIV_H
+#define _RDMA_CM_CMA_PRIV_H
+
+#include <openrdma/symvers.h>
+
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/iw_cm.h>
+#include <rdma/rdma_cm.h>
+
+#include "addr.h"
+
+/*
+ * The states of an id. Stock ib_core (nldev) prints this value, so the
+ * order is the 6.12 one and must not change.
+ */
+enum rdma_cm_state {
+	RDMA_CM_IDLE,
+	RDMA_CM_ADDR_QUERY,
+	RDMA_CM_ADDR_RESOLVED,
+	RDMA_CM_ROUTE_QUERY,
+	RDMA_CM_ROUTE_RESOLVED,
+	RDMA_CM_CONNECT,
+	RDMA_CM_DISCONNECT,
+	RDMA_CM_ADDR_BOUND,
+	RDMA_CM_LISTEN,
+	RDMA_CM_DEVICE_REMOVAL,
+	RDMA_CM_DESTROYING
+};
+
+/* An RDMA device known to the CM (one per ib_device, ib_client data). */
+struct cma_device {
+	struct list_head	list;		/* on cma_dev_list, cma_lock */
+	struct ib_device	*device;
+	struct list_head	id_list;	/* bound ids, cma_lock */
+	refcount_t		refcount;
+	struct completion	comp;		/* refcount reached zero */
+	bool			removing;	/* cma_lock */
+};
+
+/*
+ * One id. Stock ib_core reads the members from @id to @ece (restrack and
+ * `rdma res show cm_id` do container_of() on @res), so that part keeps the
+ * 6.12 member order and types; members we do not use stay as padding.
+ * Our own members follow @ece.
+ *
+ * Locking:
+ * - @lock (spinlock) protects @state.
+ * - @handler_mutex serialises calls of id.event_handler with each other,
+ *   with rdma_destroy_id() and with the consumer's rdma_lock_handler().
+ * - cma_lock protects @device_item/@listen_any_item, @listen_item,
+ *   @listen_list and @cma_dev changes.
+ * - @qp_mutex protects id.qp.
+ * - the port space lock protects @bind_list and @node.
+ */
+struct rdma_id_private {
+	struct rdma_cm_id	id;
+
+	void			*bind_list;	/* struct cma_bind *, ps.c */
+	struct hlist_node	node;		/* on the bind's owners */
+	union {
+		struct list_head device_item;	/* on cma_dev->id_list */
+		struct list_head listen_any_item; /* on cma_listen_any */
+	};
+	union {
+		struct list_head listen_item;	/* child: on parent's list */
+		struct list_head listen_list;	/* parent: its children */
+	};
+	struct list_head	id_list_entry;	/* unused */
+	struct cma_device	*cma_dev;
+	struct list_head	mc_list;	/* unused */
+
+	int			internal_id;	/* per-device child listener */
+	enum rdma_cm_state	state;
+	spinlock_t		lock;
+	struct mutex		qp_mutex;
+
+	struct completion	comp;		/* @refcount reached zero */
+	refcount_t		refcount;
+	struct mutex		handler_mutex;
+
+	int			backlog;
+	int			timeout_ms;
+	void			*query;		/* unused (IB SA) */
+	int			query_id;
+	union {
+		struct ib_cm_id	*ib;
+		struct iw_cm_id	*iw;
+	} cm_id;
+
+	u32			seq_num;
+	u32			qkey;
+	u32			qp_num;
+	u32			options;
+	u8			srq;
+	u8			tos;
+	u8			tos_set:1;
+	u8			timeout_set:1;
+	u8			min_rnr_timer_set:1;
+	u8			reuseaddr;
+	u8			afonly;
+	u8			timeout;
+	u8			min_rnr_timer;
+	u8			used_resolve_ip;
+	enum ib_gid_type	gid_type;
+
+	struct rdma_restrack_entry res;
+	struct rdma_ucm_ece	ece;
+
+	/* ---- members below are ours ---- */
+	struct cma_addr_req	addr_req;
+	struct work_struct	work;		/* cma_work_handler */
+	struct rdma_cm_event	work_event;	/* event @work delivers */
+	enum rdma_cm_state	work_old, work_new; /* state change of @work */
+	struct rdma_id_private	*parent;	/* internal listener's parent */
+	bool			afonly_set;
+	/* 1 while addr_req holds a reference; cleared by whoever drops it. */
+	atomic_t		addr_busy;
+};
+
+extern struct mutex cma_lock;
+extern struct workqueue_struct *cma_wq;
+
+static inline struct rdma_id_private *to_id_priv(struct rdma_cm_id *id)
+{
+	return container_of(id, struct rdma_id_private, id);
+}
+
+static inline struct sockaddr *cma_src_addr(struct rdma_id_private *id_priv)
+{
+	return (struct sockaddr *)&id_priv->id.route.addr.src_addr;
+}
+
+static inline struct sockaddr *cma_dst_addr(struct rdma_id_private *id_priv)
+{
+	return (struct sockaddr *)&id_priv->id.route.addr.dst_addr;
+}
+
+static inline struct net *cma_net(struct rdma_id_private *id_priv)
+{
+	return id_priv->id.route.addr.dev_addr.net;
+}
+
+/* Address helpers (addr_util.c). */
+bool cma_any_addr(const struct sockaddr *addr);
+bool cma_loopback_addr(const struct sockaddr *addr);
+bool cma_zero_addr(const struct sockaddr *addr);
+int cma_addr_cmp(const struct sockaddr *a, const struct sockaddr *b);
+__be16 cma_port(const struct sockaddr *addr);
+void cma_set_port(struct sockaddr *addr, __be16 port);
+int cma_addr_len(const struct sockaddr *addr);
+
+/* Id state and references (id.c). */
+bool cma_comp_exch(struct rdma_id_private *id_priv, enum rdma_cm_state comp,
+		   enum rdma_cm_state exch);
+enum rdma_cm_state cma_exch(struct rdma_id_private *id_priv,
+			    enum rdma_cm_state exch);
+enum rdma_cm_state cma_state(struct rdma_id_private *id_priv);
+void cma_id_get(struct rdma_id_private *id_priv);
+void cma_id_put(struct rdma_id_private *id_priv);
+struct rdma_id_private *cma_id_alloc(struct net *net,
+				     rdma_cm_event_handler event_handler,
+				     void *context,
+				     enum rdma_ucm_port_space ps,
+				     enum ib_qp_type qp_type,
+				     const struct rdma_id_private *parent);
+void cma_destroy_handler_locked(struct rdma_id_private *id_priv);
+int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *ev);
+void cma_queue_event(struct rdma_id_private *id_priv,
+		     enum rdma_cm_state old, enum rdma_cm_state new,
+		     const struct rdma_cm_event *ev);
+
+/* Devices (device.c). */
+void cma_attach_dev(struct rdma_id_private *id_priv,
+		    struct cma_device *cma_dev, u32 port);
+void cma_detach_dev(struct rdma_id_private *id_priv);
+int cma_acquire_dev_by_addr(struct rdma_id_private *id_priv);
+void cma_dev_get(struct cma_device *cma_dev);
+void cma_dev_put(struct cma_device *cma_dev);
+extern struct list_head cma_dev_list;
+extern struct ib_client cma_client;
+int cma_device_init(void);
+void cma_device_exit(void);
+
+/* Listening (listen.c). */
+void cma_listen_on_dev(struct rdma_id_private *id_priv,
+		       struct cma_device *cma_dev);
+void cma_cancel_listens(struct rdma_id_private *id_priv);
+extern struct list_head cma_listen_any;
+
+/* Connection calls (conn.c). */
+enum cma_pd_op { CMA_PD_CONNECT, CMA_PD_ACCEPT, CMA_PD_REJECT };
+#if IS_ENABLED(CONFIG_KUNIT)
+int cma_private_data_max(bool iwarp, enum cma_pd_op op);
+#endif
+
+/* iWARP glue (iw.c). */
+int cma_iw_listen(struct rdma_id_private *id_priv, int backlog);
+int cma_iw_connect(struct rdma_id_private *id_priv,
+		   struct rdma_conn_param *conn_param);
+int cma_iw_accept(struct rdma_id_private *id_priv,
+		  struct rdma_conn_param *conn_param);
+
+#endif /* _RDMA_CM_CMA_PRIV_H */

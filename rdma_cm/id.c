@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Id lifecycle: allocation, references, state changes, event delivery and
+ * destruction.
+ *
+ * An id holds one reference for itself (dropped by destroy) plus one for
+ * every piece of asynchronous work in flight (event work, address
+ * resolution). Destroy waits for the count to reach zero before it frees.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+
+#include "cma_priv.h"
+#include "ps.h"
+
+bool cma_comp_exch(struct rdma_id_private *id_priv, enum rdma_cm_state comp,
+		   enum rdma_cm_state exch)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&id_priv->lock, flags);
+	ok = id_priv->state == comp;
+	if (ok)
+		WRITE_ONCE(id_priv->state, exch);
+	spin_unlock_irqrestore(&id_priv->lock, flags);
+	return ok;
+}
+
+enum rdma_cm_state cma_exch(struct rdma_id_private *id_priv,
+			    enum rdma_cm_state exch)
+{
+	enum rdma_cm_state old;
+	unsigned long flags;
+
+	spin_lock_irqsave(&id_priv->lock, flags);
+	old = id_priv->state;
+	WRITE_ONCE(id_priv->state, exch);
+	spin_unlock_irqrestore(&id_priv->lock, flags);
+	return old;
+}
+
+enum rdma_cm_state cma_state(struct rdma_id_private *id_priv)
+{
+	return READ_ONCE(id_priv->state);
+}
+
+void cma_id_get(struct rdma_id_private *id_priv)
+{
+	refcount_inc(&id_priv->refcount);
+}
+
+void cma_id_put(struct rdma_id_private *id_priv)
+{
+	if (refcount_dec_and_test(&id_priv->refcount))
+		complete(&id_priv->comp);
+}
+
+static void cma_work_handler(struct work_struct *work);
+
+struct rdma_id_private *cma_id_alloc(struct net *net,
+				     rdma_cm_event_handler event_handler,
+				     void *context,
+				     enum rdma_ucm_port_space ps,
+				     enum ib_qp_type qp_type,
+				     const struct rdma_id_private *parent)
+{
+	struct rdma_id_private *id_priv;
+
+	id_priv = kzalloc(sizeof(*id_priv), GFP_KERNEL);
+	if (!id_priv)
+		return NULL;
+
+	id_priv->id.context = context;
+	id_priv->id.event_handler = event_handler;
+	id_priv->id.ps = ps;
+	id_priv->id.qp_type = qp_type;
+	id_priv->id.route.addr.dev_addr.net = get_net(net);
+	id_priv->state = RDMA_CM_IDLE;
+	id_priv->tos_set = false;
+	id_priv->timeout_set = false;
+	id_priv->min_rnr_timer_set = false;
+	id_priv->gid_type = IB_GID_TYPE_IB;
+	id_priv->seq_num = get_random_u32();
+	spin_lock_init(&id_priv->lock);
+	mutex_init(&id_priv->qp_mutex);
+	mutex_init(&id_priv->handler_mutex);
+	init_completion(&id_priv->comp);
+	refcount_set(&id_priv->refcount, 1);
+	INIT_LIST_HEAD(&id_priv->device_item);
+	INIT_LIST_HEAD(&id_priv->listen_list);
+	INIT_LIST_HEAD(&id_priv->id_list_entry);
+	INIT_LIST_HEAD(&id_priv->mc_list);
+	INIT_WORK(&id_priv->work, cma_work_handler);
+	rdma_restrack_new(&id_priv->res, RDMA_RESTRACK_CM_ID);
+	if (parent) {
+		id_priv->afonly = parent->afonly;
+		id_priv->tos = parent->tos;
+		id_priv->tos_set = parent->tos_set;
+		id_priv->timeout = parent->timeout;
+		id_priv->timeout_set = parent->timeout_set;
+		id_priv->min_rnr_timer = parent->min_rnr_timer;
+		id_priv->min_rnr_timer_set = parent->min_rnr_timer_set;
+		rdma_restrack_parent_name(&id_priv->res, &parent->res);
+	}
+	return id_priv;
+}
+
+struct rdma_cm_id *
+__rdma_create_kernel_id(struct net *net, rdma_cm_event_handler event_handler,
+			void *context, enum rdma_ucm_port_space ps,
+			enum ib_qp_type qp_type, const char *caller)
+{
+	struct rdma_id_private *id_priv;
+
+	id_priv = cma_id_alloc(net, event_handler, context, ps, qp_type, NULL);
+	if (!id_priv)
+		return ERR_PTR(-ENOMEM);
+	rdma_restrack_set_name(&id_priv->res, caller);
+	return &id_priv->id;
+}
+EXPORT_SYMBOL(__rdma_create_kernel_id);
+
+struct rdma_cm_id *rdma_create_user_id(rdma_cm_event_handler event_handler,
+				       void *context,
+				       enum rdma_ucm_port_space ps,
+				       enum ib_qp_type qp_type)
+{
+	struct rdma_id_private *id_priv;
+
+	id_priv = cma_id_alloc(current->nsproxy->net_ns, event_handler,
+			       context, ps, qp_type, NULL);
+	if (!id_priv)
+		return ERR_PTR(-ENOMEM);
+	rdma_restrack_set_name(&id_priv->res, NULL);
+	return &id_priv->id;
+}
+EXPORT_SYMBOL(rdma_create_user_id);
+
+/*
+ * Calls the consumer's handler. The caller holds handler_mutex and has
+ * checked that the id is not being destroyed.
+ */
+int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *ev)
+{
+	int ret;
+
+	lockdep_assert_held(&id_priv->handler_mutex);
+	pr_debug("id %p: event %s (%d), status %d\n", &id_priv->id,
+		 rdma_event_msg(ev->event), ev->event, ev->status);
+	ret = id_priv->id.event_handler(&id_priv->id, ev);
+	WARN_ON_ONCE(ret && id_priv->internal_id);
+	return ret;
+}
+
+/*
+ * The work behind cma_queue_event(): moves the id from work_old to
+ * work_new and, if that succeeded, delivers work_event. A non-zero return
+ * from the consumer destroys the id, as for every event.
+ */
+static void cma_work_handler(struct work_struct *work)
+{
+	struct rdma_id_private *id_priv =
+		container_of(work, struct rdma_id_private, work);
+
+	mutex_lock(&id_priv->handler_mutex);
+	if (!cma_comp_exch(id_priv, id_priv->work_old, id_priv->work_new))
+		goto out_unlock;
+	if (cma_deliver(id_priv, &id_priv->work_event)) {
+		cma_id_put(id_priv);	/* the work's; the id's own remains */
+		cma_destroy_handler_locked(id_priv);
+		return;
+	}
+out_unlock:
+	mutex_unlock(&id_priv->handler_mutex);
+	cma_id_put(id_priv);
+}
+
+/*
+ * Deliver @ev from process context after the state moves from @old to @new.
+ * At most one such event is outstanding per id: it is only used for steps
+ * the consumer starts one at a time (route resolution).
+ */
+void cma_queue_event(struct rdma_id_private *id_priv,
+		     enum rdma_cm_state old, enum rdma_cm_state new,
+		     const struct rdma_cm_event *ev)
+{
+	id_priv->work_old = old;
+	id_priv->work_new = new;
+	id_priv->work_event = *ev;
+	cma_id_get(id_priv);
+	if (!queue_work(cma_wq, &id_priv->work))
+		cma_id_put(id_priv);
+}
+
+static void cma_release(struct rdma_id_private *id_priv,
+			enum rdma_cm_state old_state)
+{
+	if (atomic_read(&id_priv->addr_busy)) {
+		cma_addr_cancel(&id_priv->addr_req);
+		/* done() never ran: drop the reference it would have. */
+		if (atomic_xchg(&id_priv->addr_busy, 0))
+			cma_id_put(id_priv);
+	}
+	if (old_state == RDMA_CM_LISTEN)
+		cma_cancel_listens(id_priv);
+
+	if (id_priv->cm_id.iw) {
+		iw_destroy_cm_id(id_priv->cm_id.iw);
+		id_priv->cm_id.iw = NULL;
+	}
+
+	/* Drop the id's own reference and wait out work in flight. */
+	cma_id_put(id_priv);
+	wait_for_completion(&id_priv->comp);
+
+	cma_ps_unbind(id_priv);
+	rdma_restrack_del(&id_priv->res);
+	cma_detach_dev(id_priv);
+	kfree(id_priv->id.route.path_rec);
+	kfree(id_priv->id.route.path_rec_inbound);
+	kfree(id_priv->id.route.path_rec_outbound);
+	put_net(cma_net(id_priv));
+	kfree(id_priv);
+}
+
+/*
+ * Destroy an id whose handler_mutex the caller holds (a consumer handler
+ * returned non-zero, or rdma_destroy_id()). Marking the id DESTROYING under
+ * handler_mutex guarantees that no handler runs now and none starts later.
+ */
+void cma_destroy_handler_locked(struct rdma_id_private *id_priv)
+{
+	enum rdma_cm_state old_state;
+
+	lockdep_assert_held(&id_priv->handler_mutex);
+	old_state = cma_exch(id_priv, RDMA_CM_DESTROYING);
+	mutex_unlock(&id_priv->handler_mutex);
+	cma_release(id_priv, old_state);
+}
+
+void rdma_destroy_id(struct rdma_cm_id *id)
+{
+	struct rdma_id_private *id_priv = to_id_priv(id);
+
+	mutex_lock(&id_priv->handler_mutex);
+	cma_destroy_handler_locked(id_priv);
+}
+EXPORT_SYMBOL(rdma_destroy_id);
+
+void rdma_lock_handler(struct rdma_cm_id *id)
+{
+	mutex_lock(&to_id_priv(id)->handler_mutex);
+}
+EXPORT_SYMBOL(rdma_lock_handler);
+
+void rdma_unlock_handler(struct rdma_cm_id *id)
+{
+	mutex_unlock(&to_id_priv(id)->handler_mutex);
+}
+EXPORT_SYMBOL(rdma_unlock_handler);
+
+struct rdma_cm_id *rdma_res_to_id(struct rdma_restrack_entry *res)
+{
+	return &container_of(res, struct rdma_id_private, res)->id;
+}
+EXPORT_SYMBOL(rdma_res_to_id);

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdma_listen(): on one device when the id is bound to a device address,
+ * otherwise on every device (now and later) through one internal listener
+ * per device.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+
+#include "cma_priv.h"
+#include "ps.h"
+
+/* Wildcard listeners (their listen_any_item); cma_lock. */
+LIST_HEAD(cma_listen_any);
+
+/* Start listening on the device @id_priv is bound to. */
+static int cma_listen_dev_bound(struct rdma_id_private *id_priv)
+{
+	struct ib_device *device = id_priv->id.device;
+
+	if (rdma_cap_iw_cm(device, id_priv->id.port_num))
+		return cma_iw_listen(id_priv, id_priv->backlog);
+	/* The IB CM path lands with ib_cm (a later issue). */
+	return -EPROTONOSUPPORT;
+}
+
+/* The first port of @device that has a CM we can dispatch to, or 0. */
+static u32 cma_listen_port(struct ib_device *device)
+{
+	u32 port;
+
+	rdma_for_each_port(device, port)
+		if (rdma_cap_iw_cm(device, port))
+			return port;
+	return 0;
+}
+
+/*
+ * Add an internal listener for wildcard listener @id_priv on @cma_dev. A
+ * device that cannot take it (no iWARP port, or the driver refuses) is
+ * skipped with a message: the other devices keep listening.
+ */
+void cma_listen_on_dev(struct rdma_id_private *id_priv,
+		       struct cma_device *cma_dev)
+{
+	struct rdma_id_private *child;
+	u32 port;
+	int ret;
+
+	lockdep_assert_held(&cma_lock);
+	if (cma_dev->removing ||
+	    !rdma_dev_access_netns(cma_dev->device, cma_net(id_priv)))
+		return;
+	port = cma_listen_port(cma_dev->device);
+	if (!port)
+		return;
+
+	child = cma_id_alloc(cma_net(id_priv), id_priv->id.event_handler,
+			     id_priv->id.context, id_priv->id.ps,
+			     id_priv->id.qp_type, id_priv);
+	if (!child)
+		return;
+	child->internal_id = 1;
+	child->parent = id_priv;
+	child->state = RDMA_CM_LISTEN;
+	child->backlog = id_priv->backlog;
+	memcpy(cma_src_addr(child), cma_src_addr(id_priv),
+	       sizeof(child->id.route.addr.src_addr));
+	/* Internal ids are not shown by restrack: the parent is. */
+	rdma_restrack_no_track(&child->res);
+	cma_attach_dev(child, cma_dev, port);
+	list_add_tail(&child->listen_item, &id_priv->listen_list);
+
+	ret = cma_iw_listen(child, child->backlog);
+	if (ret) {
+		dev_warn(&cma_dev->device->dev,
+			 "rdma_cm: cannot listen on port %u: %d\n", port, ret);
+		list_del_init(&child->listen_item);
+		list_del_init(&child->device_item);
+		child->cma_dev = NULL;
+		child->id.device = NULL;
+		cma_dev_put(cma_dev);
+		rdma_restrack_del(&child->res);
+		put_net(cma_net(child));
+		kfree(child);
+	}
+}
+
+/*
+ * Stop the listeners that a wildcard listener @id_priv owns. Called while
+ * destroying it, after it left the LISTEN state.
+ */
+void cma_cancel_listens(struct rdma_id_private *id_priv)
+{
+	struct rdma_id_private *child;
+
+	if (id_priv->internal_id)
+		return;
+
+	mutex_lock(&cma_lock);
+	if (!id_priv->cma_dev)
+		list_del_init(&id_priv->listen_any_item);
+	while (!list_empty(&id_priv->listen_list)) {
+		child = list_first_entry(&id_priv->listen_list,
+					 struct rdma_id_private, listen_item);
+		/* Whoever unlinks a child destroys it. */
+		list_del_init(&child->listen_item);
+		mutex_unlock(&cma_lock);
+		rdma_destroy_id(&child->id);
+		mutex_lock(&cma_lock);
+	}
+	mutex_unlock(&cma_lock);
+}
+
+int rdma_listen(struct rdma_cm_id *id, int backlog)
+{
+	struct rdma_id_private *id_priv = to_id_priv(id);
+	struct cma_device *cma_dev;
+	int ret;
+
+	if (cma_state(id_priv) == RDMA_CM_IDLE) {
+		struct sockaddr_in any = { .sin_family = AF_INET };
+
+		ret = rdma_bind_addr(id, (struct sockaddr *)&any);
+		if (ret)
+			return ret;
+	}
+	if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND, RDMA_CM_LISTEN))
+		return -EINVAL;
+
+	/* A port bound with reuseaddr must be ours alone to listen on. */
+	if (id_priv->reuseaddr) {
+		ret = cma_ps_check_listen(id_priv);
+		if (ret)
+			goto err_state;
+	}
+
+	id_priv->backlog = backlog;
+	if (id->device) {
+		ret = cma_listen_dev_bound(id_priv);
+		if (ret)
+			goto err_state;
+		return 0;
+	}
+
+	mutex_lock(&cma_lock);
+	INIT_LIST_HEAD(&id_priv->listen_list);
+	list_add_tail(&id_priv->listen_any_item, &cma_listen_any);
+	list_for_each_entry(cma_dev, &cma_dev_list, list)
+		cma_listen_on_dev(id_priv, cma_dev);
+	mutex_unlock(&cma_lock);
+	return 0;
+
+err_state:
+	id_priv->backlog = 0;
+	cma_comp_exch(id_priv, RDMA_CM_LISTEN, RDMA_CM_ADDR_BOUND);
+	return ret;
+}
+EXPORT_SYMBOL(rdma_listen);

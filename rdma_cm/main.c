@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * openrdma-cm rdma_cm.ko: the transport-neutral RDMA connection manager.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+
+#include "cma_priv.h"
+#include "ps.h"
+
+MODULE_AUTHOR("openrdma-cm developers");
+MODULE_DESCRIPTION("openrdma-cm: transport-neutral RDMA connection manager");
+MODULE_LICENSE("GPL");
+MODULE_VERSION("0.1");
+
+/* Devices, their id lists and the wildcard listeners; see cma_priv.h. */
+DEFINE_MUTEX(cma_lock);
+struct workqueue_struct *cma_wq;
+
+static int __init cma_init(void)
+{
+	int ret;
+
+	cma_wq = alloc_ordered_workqueue("rdma_cm", WQ_MEM_RECLAIM);
+	if (!cma_wq)
+		return -ENOMEM;
+	ret = cma_addr_init();
+	if (ret)
+		goto err_wq;
+	ret = cma_ps_init();
+	if (ret)
+		goto err_addr;
+	ret = cma_device_init();
+	if (ret)
+		goto err_ps;
+	return 0;
+
+err_ps:
+	cma_ps_exit();
+err_addr:
+	cma_addr_exit();
+err_wq:
+	destroy_workqueue(cma_wq);
+	return ret;
+}
+
+static void __exit cma_exit(void)
+{
+	cma_device_exit();
+	cma_ps_exit();
+	cma_addr_exit();
+	destroy_workqueue(cma_wq);
+}
+
+module_init(cma_init);
+module_exit(cma_exit);

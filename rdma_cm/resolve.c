@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdma_bind_addr(), rdma_resolve_addr() and rdma_resolve_route().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <net/ipv6.h>
+
+#include "cma_priv.h"
+#include "ps.h"
+
+static bool cma_family_ok(const struct sockaddr *addr)
+{
+	return addr->sa_family == AF_INET || addr->sa_family == AF_INET6;
+}
+
+/* Default afonly of an id bound to @addr, unless the consumer set it. */
+static void cma_default_afonly(struct rdma_id_private *id_priv,
+			       const struct sockaddr *addr)
+{
+	if (id_priv->afonly_set)
+		return;
+	if (addr->sa_family == AF_INET)
+		id_priv->afonly = 1;
+#if IS_ENABLED(CONFIG_IPV6)
+	else if (addr->sa_family == AF_INET6)
+		id_priv->afonly = READ_ONCE(cma_net(id_priv)->ipv6.sysctl.bindv6only);
+#endif
+}
+
+int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	struct rdma_id_private *id_priv = to_id_priv(id);
+	struct rdma_dev_addr *dev_addr = &id->route.addr.dev_addr;
+	int len, ret;
+
+	if (!cma_family_ok(addr))
+		return -EAFNOSUPPORT;
+	len = cma_addr_len(addr);
+	if (!len)
+		return -EAFNOSUPPORT;
+	if (!cma_comp_exch(id_priv, RDMA_CM_IDLE, RDMA_CM_ADDR_BOUND))
+		return -EINVAL;
+
+	memset(cma_src_addr(id_priv), 0, sizeof(id->route.addr.src_addr));
+	memcpy(cma_src_addr(id_priv), addr, len);
+	if (!cma_any_addr(addr)) {
+		ret = cma_addr_translate(addr, dev_addr);
+		if (ret)
+			goto err_state;
+	}
+	cma_default_afonly(id_priv, addr);
+
+	ret = cma_ps_bind(id_priv);
+	if (ret)
+		goto err_state;
+
+	/* Last, as binding to a device cannot be undone quietly (restrack). */
+	if (!cma_any_addr(addr)) {
+		ret = cma_acquire_dev_by_addr(id_priv);
+		if (ret)
+			goto err_unbind;
+	}
+	return 0;
+
+err_unbind:
+	cma_ps_unbind(id_priv);
+err_state:
+	memset(cma_src_addr(id_priv), 0, sizeof(id->route.addr.src_addr));
+	cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND, RDMA_CM_IDLE);
+	return ret;
+}
+EXPORT_SYMBOL(rdma_bind_addr);
+
+/* Bind an IDLE id to @src, or to the any address of @dst's family. */
+static int cma_bind_for_resolve(struct rdma_id_private *id_priv,
+				struct sockaddr *src,
+				const struct sockaddr *dst)
+{
+	struct sockaddr_storage any = {};
+
+	if (src && src->sa_family)
+		return rdma_bind_addr(&id_priv->id, src);
+
+	any.ss_family = dst->sa_family;
+	if (dst->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *d6 = (const void *)dst;
+		struct sockaddr_in6 *a6 = (void *)&any;
+
+		if (ipv6_addr_type(&d6->sin6_addr) & IPV6_ADDR_LINKLOCAL)
+			a6->sin6_scope_id = d6->sin6_scope_id;
+	}
+	return rdma_bind_addr(&id_priv->id, (struct sockaddr *)&any);
+}
+
+static void cma_addr_done(struct cma_addr_req *req, int status)
+{
+	struct rdma_id_private *id_priv =
+		container_of(req, struct rdma_id_private, addr_req);
+	struct rdma_cm_event ev = {};
+
+	/* We now own the reference that the request held. */
+	if (!atomic_xchg(&id_priv->addr_busy, 0))
+		return;
+
+	mutex_lock(&id_priv->handler_mutex);
+	if (!status)
+		status = cma_acquire_dev_by_addr(id_priv);
+	if (!status && !rdma_cap_iw_cm(id_priv->id.device,
+				       id_priv->id.port_num) &&
+	    !rdma_cap_ib_cm(id_priv->id.device, id_priv->id.port_num))
+		status = -EPROTONOSUPPORT;
+
+	if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_QUERY,
+			   status ? RDMA_CM_ADDR_BOUND : RDMA_CM_ADDR_RESOLVED))
+		goto out_unlock;
+
+	ev.event = status ? RDMA_CM_EVENT_ADDR_ERROR :
+			    RDMA_CM_EVENT_ADDR_RESOLVED;
+	ev.status = status;
+	if (cma_deliver(id_priv, &ev)) {
+		cma_id_put(id_priv);	/* the request's; the id's remains */
+		cma_destroy_handler_locked(id_priv);
+		return;
+	}
+out_unlock:
+	mutex_unlock(&id_priv->handler_mutex);
+	cma_id_put(id_priv);
+}
+
+int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
+		      const struct sockaddr *dst_addr, unsigned long timeout_ms)
+{
+	struct rdma_id_private *id_priv = to_id_priv(id);
+	int len, ret;
+
+	if (!dst_addr || !cma_family_ok(dst_addr))
+		return -EAFNOSUPPORT;
+	len = cma_addr_len(dst_addr);
+	if (src_addr && src_addr->sa_family &&
+	    src_addr->sa_family != dst_addr->sa_family)
+		return -EINVAL;
+
+	if (cma_state(id_priv) == RDMA_CM_IDLE) {
+		ret = cma_bind_for_resolve(id_priv, src_addr, dst_addr);
+		if (ret)
+			return ret;
+	}
+	if (cma_src_addr(id_priv)->sa_family != dst_addr->sa_family)
+		return -EINVAL;
+	if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND, RDMA_CM_ADDR_QUERY))
+		return -EINVAL;
+
+	memset(cma_dst_addr(id_priv), 0, sizeof(id->route.addr.dst_addr));
+	memcpy(cma_dst_addr(id_priv), dst_addr, len);
+	id_priv->timeout_ms = timeout_ms;
+
+	cma_id_get(id_priv);
+	atomic_set(&id_priv->addr_busy, 1);
+	ret = cma_addr_resolve(&id_priv->addr_req, cma_src_addr(id_priv),
+			       cma_dst_addr(id_priv), &id->route.addr.dev_addr,
+			       timeout_ms, cma_addr_done);
+	if (ret) {
+		if (atomic_xchg(&id_priv->addr_busy, 0))
+			cma_id_put(id_priv);
+		memset(cma_dst_addr(id_priv), 0,
+		       sizeof(id->route.addr.dst_addr));
+		cma_comp_exch(id_priv, RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_BOUND);
+	}
+	return ret;
+}
+EXPORT_SYMBOL(rdma_resolve_addr);
+
+int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
+{
+	struct rdma_id_private *id_priv = to_id_priv(id);
+	struct rdma_cm_event ev = { .event = RDMA_CM_EVENT_ROUTE_RESOLVED };
+
+	if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_RESOLVED, RDMA_CM_ROUTE_QUERY))
+		return -EINVAL;
+
+	if (!rdma_cap_iw_cm(id->device, id->port_num)) {
+		/* SA path records and RoCE routes land with ib_cm. */
+		cma_comp_exch(id_priv, RDMA_CM_ROUTE_QUERY,
+			      RDMA_CM_ADDR_RESOLVED);
+		return -EPROTONOSUPPORT;
+	}
+	/* iWARP: the host's IP route is the route. */
+	cma_queue_event(id_priv, RDMA_CM_ROUTE_QUERY, RDMA_CM_ROUTE_RESOLVED,
+			&ev);
+	return 0;
+}
+EXPORT_SYMBOL(rdma_resolve_route);

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the openrdma-cm tools. Source it; do not run it.
+# shellcheck shell=bash
+
+ORCM_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ORCM_CACHE=${ORCM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/openrdma-cm}
+ORCM_JOBS=${ORCM_JOBS:-3}
+# The kernel the project targets, as Debian ships it.
+ORCM_SRC_PKG=linux-source-6.12
+ORCM_SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
+ORCM_HDR_KREL=${ORCM_HDR_KREL:-6.12.117+deb12-amd64}
+ORCM_HDR_DIR=/usr/src/linux-headers-$ORCM_HDR_KREL
+ORCM_FRAGMENT=$ORCM_REPO/tools/uml/config.fragment
+export ORCM_REPO ORCM_CACHE
+
+log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
+die() { printf '[%s] ERROR: %s\n' "${0##*/}" "$*" >&2; exit 1; }
+
+# Debian packages the whole suite needs (build the UML kernel, build our modules
+# against the Debian headers, run rdma-core tools inside the VM).
+ORCM_PKGS=(
+	"$ORCM_SRC_PKG" "linux-headers-$ORCM_HDR_KREL"
+	build-essential bc flex bison libelf-dev libssl-dev xz-utils kmod
+	rdma-core rdmacm-utils ibverbs-utils ibverbs-providers perftest iproute2
+)
+
+# ensure_pkgs PKG...: install the packages that are missing. A warm machine never
+# touches apt: dpkg-query answers locally.
+ensure_pkgs() {
+	local p missing=()
+	for p in "$@"; do
+		if [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" != installed ]; then
+			missing+=("$p")
+		fi
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing missing packages: ${missing[*]}"
+	local sudo=()
+	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+	export DEBIAN_FRONTEND=noninteractive
+	if [ -z "${ORCM_APT_UPDATED:-}" ]; then
+		"${sudo[@]}" apt-get update -q || die "apt-get update failed"
+		ORCM_APT_UPDATED=1
+		export ORCM_APT_UPDATED
+	fi
+	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" ||
+		die "apt-get install ${missing[*]} failed"
+}
+
+# The UML build directory (O=) is keyed by the source package version and the
+# sha of the config fragment, so a fragment change gets a fresh build.
+orcm_src_version() {
+	dpkg-query -W -f='${Version}' "$ORCM_SRC_PKG" 2>/dev/null | tr -c 'A-Za-z0-9.+\n-' '_'
+}
+orcm_uml_dir() {
+	local sha
+	sha=$(sha256sum "$ORCM_FRAGMENT" | cut -c1-12)
+	printf '%s/uml/%s-%s\n' "$ORCM_CACHE" "$(orcm_src_version)" "$sha"
+}
+orcm_uml_krel() { cat "$1/include/config/kernel.release"; }
+
+# copy_tree DEST: a fresh copy of the repository's sources (no .git, no build
+# output), so a module build for one kernel never leaves objects that another
+# build (UML, Debian headers, a developer's in-tree build) would pick up.
+copy_tree() {
+	local dest=$1
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	tar -C "$ORCM_REPO" -cf - \
+		--exclude=./.git --exclude=./build \
+		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
+		--exclude='.*.cmd' --exclude='*.symtypes' --exclude=modules.order \
+		--exclude=Module.symvers --exclude='*.d' --exclude=.tmp_versions . |
+		tar -C "$dest" -xf -
+}
+
+# Summing results: every tool prints `N passed, N failed` as its last line.
+# parse_summary FILE -> "P F" (or nothing when the line is missing).
+parse_summary() {
+	tail -n 1 "$1" 2>/dev/null | sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p'
+}
