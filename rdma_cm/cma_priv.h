@@ -5,7 +5,7 @@
 #ifndef _RDMA_CM_CMA_PRIV_H
 #define _RDMA_CM_CMA_PRIV_H
 
-#include <openrdma/symvers.h>
+#include "abi.h"
 
 #include <linux/completion.h>
 #include <linux/list.h>
