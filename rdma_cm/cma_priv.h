@@ -81,12 +81,12 @@ struct rdma_id_private {
 
 	int			internal_id;	/* per-device child listener */
 	enum rdma_cm_state	state;
-	spinlock_t		lock;
-	struct mutex		qp_mutex;
+	spinlock_t		lock;		/* protects @state */
+	struct mutex		qp_mutex;	/* protects id.qp */
 
 	struct completion	comp;		/* @refcount reached zero */
 	refcount_t		refcount;
-	struct mutex		handler_mutex;
+	struct mutex		handler_mutex;	/* serialises events */
 
 	int			backlog;
 	int			timeout_ms;
@@ -204,6 +204,9 @@ int cma_private_data_max(bool iwarp, enum cma_pd_op op);
 #endif
 
 /* iWARP glue (iw.c). */
+#if IS_ENABLED(CONFIG_KUNIT)
+int cma_iw_handler(struct iw_cm_id *iw_id, struct iw_cm_event *iw_ev);
+#endif
 int cma_iw_listen(struct rdma_id_private *id_priv, int backlog);
 int cma_iw_connect(struct rdma_id_private *id_priv,
 		   struct rdma_conn_param *conn_param);

@@ -9,6 +9,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 
@@ -46,6 +47,7 @@ enum rdma_cm_state cma_state(struct rdma_id_private *id_priv)
 {
 	return READ_ONCE(id_priv->state);
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_state);
 
 void cma_id_get(struct rdma_id_private *id_priv)
 {

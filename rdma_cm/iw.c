@@ -9,11 +9,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/slab.h>
 
 #include "cma_priv.h"
 
-static int cma_iw_handler(struct iw_cm_id *iw_id, struct iw_cm_event *iw_ev)
+VISIBLE_IF_KUNIT int cma_iw_handler(struct iw_cm_id *iw_id,
+				    struct iw_cm_event *iw_ev)
 {
 	struct rdma_id_private *id_priv = iw_id->context;
 	struct rdma_cm_event ev = {};
@@ -76,6 +78,7 @@ out:
 	mutex_unlock(&id_priv->handler_mutex);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_iw_handler);
 
 /*
  * A connection request reached the listener @listen_id (the id itself or

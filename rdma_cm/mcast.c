@@ -17,8 +17,9 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	if (cma_state(id_priv) != RDMA_CM_ADDR_BOUND &&
 	    cma_state(id_priv) != RDMA_CM_ADDR_RESOLVED)
 		return -EINVAL;
+	/* The in-tree stack says -ENOSYS for iWARP; that errno is reserved. */
 	if (rdma_cap_iw_cm(id->device, id->port_num))
-		return -ENOSYS;
+		return -EOPNOTSUPP;
 	return -EPROTONOSUPPORT;
 }
 EXPORT_SYMBOL(rdma_join_multicast);

@@ -33,22 +33,24 @@ void cma_ps_unbind(struct rdma_id_private *id_priv);
 int cma_ps_init(void);
 void cma_ps_exit(void);
 
-#if IS_ENABLED(CONFIG_KUNIT)
 /*
- * Internals for tests/kunit/cma_ps_kunit.c (EXPORTED_FOR_KUNIT_TESTING).
- *
- * A table is the four port spaces of one namespace. cma_ps_bind() is
- * cma_ps_bind_table() on the table of the id's namespace, with a policy
- * read from that namespace: the local port range and, for a port below
- * net.ipv4.ip_unprivileged_port_start, the CAP_NET_BIND_SERVICE decision.
+ * What cma_ps_bind() reads from the id's namespace: the local port range
+ * and, for a port below net.ipv4.ip_unprivileged_port_start, the
+ * CAP_NET_BIND_SERVICE decision. Kept apart so that tests can choose it.
  */
-struct cma_ps_net;
-
 struct cma_ps_policy {
 	int	low;			/* ephemeral range, inclusive */
 	int	high;
 	bool	may_bind_service;	/* may bind a privileged port */
 };
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Internals for tests/kunit/cma_ps_kunit.c (EXPORTED_FOR_KUNIT_TESTING).
+ * A table is the four port spaces of one namespace; cma_ps_bind() is
+ * cma_ps_bind_table() on the table of the id's namespace.
+ */
+struct cma_ps_net;
 
 struct cma_ps_net *cma_ps_table_alloc(void);
 /* Frees the table; returns the number of bind records it still held. */

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared helpers for the openrdma-cm tools. Source it; do not run it.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 
 ORCM_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ORCM_CACHE=${ORCM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/openrdma-cm}
@@ -12,6 +12,7 @@ ORCM_HDR_KREL=${ORCM_HDR_KREL:-6.12.117+deb12-amd64}
 ORCM_HDR_DIR=/usr/src/linux-headers-$ORCM_HDR_KREL
 ORCM_FRAGMENT=$ORCM_REPO/tools/uml/config.fragment
 export ORCM_REPO ORCM_CACHE
+export LC_ALL=C
 
 log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
 die() { printf '[%s] ERROR: %s\n' "${0##*/}" "$*" >&2; exit 1; }
@@ -21,7 +22,7 @@ die() { printf '[%s] ERROR: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 ORCM_PKGS=(
 	"$ORCM_SRC_PKG" "linux-headers-$ORCM_HDR_KREL"
 	build-essential bc flex bison libelf-dev libssl-dev xz-utils kmod
-	rdma-core rdmacm-utils ibverbs-utils ibverbs-providers perftest iproute2
+	rdma-core rdmacm-utils ibverbs-utils ibverbs-providers perftest iproute2 procps
 )
 
 # ensure_pkgs PKG...: install the packages that are missing. A warm machine never

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the end-to-end tests. The tests run INSIDE the UML VM (started by
+# tools/vm/run.sh), as root, with an RDMA stack already loaded. Each test
+# sources this file.
+#
+# Topology (setup_pair): two network namespaces joined by a veth pair, one siw
+# device on each end:
+#
+#   netns orcmA: vA 198.18.0.1/24, siwA  <== veth ==>  netns orcmB: vB 198.18.0.2/24, siwB
+#
+# The siw link is added from inside the namespace that holds the netdev (the
+# netlink request looks the netdev up in the caller's namespace), and after the
+# netdev is there: moving a netdev to another namespace unregisters it, which
+# makes siw drop its device. RDMA devices stay visible in every namespace
+# (`rdma system` netns mode "shared", the default).
+# shellcheck shell=bash disable=SC2034
+set -euo pipefail
+
+NS_A=orcmA NS_B=orcmB
+ADDR_A=198.18.0.1 ADDR_B=198.18.0.2
+# An address on the link that nobody answers ARP for.
+ADDR_NOBODY=198.18.0.99
+STEP=${ORCM_STEP_TIMEOUT:-30} # seconds any single command may take
+
+BG_PIDS=()
+say() { printf '## %s\n' "$*"; }
+fail() { printf '## FAIL: %s\n' "$*"; exit 1; }
+
+# Prefixes that run a command in a namespace (arrays, so that timeout & co. work).
+IN_A=(ip netns exec "$NS_A")
+IN_B=(ip netns exec "$NS_B")
+in_a() { "${IN_A[@]}" "$@"; }
+in_b() { "${IN_B[@]}" "$@"; }
+
+# bg LOGFILE CMD...: start CMD in the background, output to LOGFILE.
+bg() {
+	local out=$1
+	shift
+	"$@" >"$out" 2>&1 &
+	BG_PIDS+=($!)
+	LAST_PID=$!
+}
+
+cleanup() {
+	local p d
+	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+	for d in siwA siwB; do rdma link delete "$d" 2>/dev/null || true; done
+	ip netns delete "$NS_A" 2>/dev/null || true
+	ip netns delete "$NS_B" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+# wait_for SECONDS DESCRIPTION CMD...: poll CMD (every 0.1 s) until it succeeds.
+wait_for() {
+	local secs=$1 what=$2 i
+	shift 2
+	for ((i = 0; i < secs * 10; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	fail "timed out after ${secs}s waiting for: $what"
+}
+
+setup_pair() {
+	ip netns add "$NS_A"
+	ip netns add "$NS_B"
+	ip link add vA netns "$NS_A" type veth peer name vB netns "$NS_B"
+	in_a ip link set lo up
+	in_b ip link set lo up
+	in_a ip addr add "$ADDR_A/24" dev vA
+	in_b ip addr add "$ADDR_B/24" dev vB
+	in_a ip link set vA up
+	in_b ip link set vB up
+	in_a rdma link add siwA type siw netdev vA
+	in_b rdma link add siwB type siw netdev vB
+	wait_for 10 "siwA and siwB ACTIVE" siw_active
+	# IPv6 DAD and the like must not matter; the link must carry IPv4 now.
+	wait_for 10 "ping $ADDR_B from $NS_A" in_a ping -c 1 -W 1 "$ADDR_B"
+	say "topology: $NS_A/vA $ADDR_A siwA <-> $NS_B/vB $ADDR_B siwB"
+	rdma link show
+}
+siw_active() {
+	rdma link show siwA/1 | grep -q 'state ACTIVE' &&
+		rdma link show siwB/1 | grep -q 'state ACTIVE'
+}
+
+# cm_ids: the CM ids the stock ib_core lists (restrack, via nldev).
+cm_ids() { rdma res show cm_id; }
+# cm_id_listening PORT: a listening id on PORT is listed.
+cm_id_listening() { cm_ids | grep -E "state LISTEN .*:$1( |$)"; }
+# cm_ids_empty: no CM id left anywhere.
+cm_ids_empty() { [ -z "$(cm_ids | grep -v '^$' || true)" ]; }
+
+# run_to LOGFILE SECONDS CMD...: run CMD with a deadline, output to LOGFILE and
+# to this test's output; returns CMD's status (124 = deadline).
+run_to() {
+	local out=$1 secs=$2 rc=0
+	shift 2
+	timeout -k 2 "$secs" "$@" >"$out" 2>&1 || rc=$?
+	sed "s|^|  [$(basename "$out" .log)] |" "$out"
+	return $rc
+}
+
+# wait_pid PID SECONDS: wait for a background process; its status, 124 on deadline.
+wait_pid() {
+	local pid=$1 secs=$2 i
+	for ((i = 0; i < secs * 10; i++)); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			local rc=0
+			wait "$pid" || rc=$?
+			return $rc
+		fi
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	return 124
+}
+
+show() { sed "s|^|  [$(basename "$1" .log)] |" "$1"; }

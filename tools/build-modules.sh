@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Build our modules for one target kernel, in a private copy of the tree, so the
+# UML build, the Debian-headers build and a developer's in-tree build never mix
+# objects.
+#
+#   tools/build-modules.sh uml      against the UML kernel (tools/uml/build.sh)
+#   tools/build-modules.sh debian   against /usr/src/linux-headers-<ORCM_HDR_KREL>,
+#                                   as DKMS does (with KBUILD_SYMTYPES=1)
+#
+# Prints the build directory on success (it holds rdma_cm/rdma_cm.ko,
+# iw_cm/iw_cm.ko, tests/kunit/*_kunit.ko and Module.symvers); the log is
+# <dir>.log. Exits non-zero, with the compiler's errors, when the build fails.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+target=${1:-}
+case "$target" in
+uml)
+	KDIR=$(orcm_uml_dir)
+	[ -f "$KDIR/.orcm-build-ok" ] || die "no UML kernel yet: run tools/uml/build.sh"
+	args=(KDIR="$KDIR" ARCH=um)
+	;;
+debian)
+	ensure_pkgs "linux-headers-$ORCM_HDR_KREL" build-essential
+	KDIR=$ORCM_HDR_DIR
+	args=(KDIR="$KDIR" KBUILD_SYMTYPES=1)
+	;;
+*) die "usage: $0 uml|debian" ;;
+esac
+
+dest=$ORCM_CACHE/ours/$target
+copy_tree "$dest"
+LOG=$dest.log
+log "building our modules for $target (KDIR=$KDIR) in $dest"
+if ! make -C "$dest" "${args[@]}" -j"$ORCM_JOBS" modules >"$LOG" 2>&1; then
+	grep -E -A3 'error:|Error [0-9]|ERROR:|undefined!' "$LOG" | head -n 60 >&2 ||
+		tail -n 40 "$LOG" >&2
+	die "our modules do not build for $target (log: $LOG)"
+fi
+grep -E 'warning:|WARNING:' "$LOG" >&2 || true
+echo "$dest"

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The whole test suite (`make check`):
+#   1. install what is missing (Debian packages), build the UML kernel (cached);
+#   2. crc-check: our modules built against Debian's 6.12 headers (as DKMS
+#      does), symbol CRCs and export lists compared with the in-tree modules;
+#   3. the VM with our stack: our modules built for UML, KUnit modules, the
+#      tests/e2e scripts, splat/kmemleak/hang checks;
+#   4. the same e2e scripts with the stock stack, as a baseline (a failure
+#      there is a bug of the tests or of the VM, not of our code). Set
+#      ORCM_CHECK_STOCK=0 to skip it.
+# Every step prints its tests and "N passed, N failed"; the last line of this
+# script sums them. Exit status 1 when anything failed.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$ORCM_REPO/build/logs"
+START=$(date +%s)
+total_pass=0 total_fail=0
+recap=()
+
+# step NAME CMD...: run one step, keep its output, add its summary to the total.
+step() {
+	local name=$1 out=$ORCM_REPO/build/logs/check-$1.out t0 rc=0 p f
+	shift
+	t0=$(date +%s)
+	echo "==== $name: $*"
+	"$@" 2>&1 | tee "$out" || rc=$?
+	if read -r p f < <(parse_summary "$out") && [ -n "$p" ]; then
+		total_pass=$((total_pass + p))
+		total_fail=$((total_fail + f))
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			total_fail=$((total_fail + 1))
+			recap+=("FAIL $name: exit status $rc although no test failed")
+		fi
+	else
+		total_fail=$((total_fail + 1))
+		recap+=("FAIL $name: ended (exit status $rc) without a summary")
+	fi
+	while IFS= read -r l; do recap+=("$l ($name)"); done < <(grep '^FAIL ' "$out" || true)
+	echo "==== $name: $(tail -n 1 "$out") in $(($(date +%s) - t0)) s"
+}
+
+ensure_pkgs "${ORCM_PKGS[@]}"
+
+# The UML kernel first: every VM step needs it (a failure here fails them all).
+t0=$(date +%s)
+echo "==== uml-kernel: tools/uml/build.sh"
+uml_ok=1
+"$ORCM_REPO/tools/uml/build.sh" || uml_ok=0
+echo "==== uml-kernel: $([ $uml_ok = 1 ] && echo ready || echo FAILED) after $(($(date +%s) - t0)) s"
+
+step crc-check "$ORCM_REPO/tools/crc-check.sh"
+vms=(ours)
+[ "${ORCM_CHECK_STOCK:-1}" = 1 ] && vms+=(stock)
+for s in "${vms[@]}"; do
+	if [ $uml_ok = 1 ]; then
+		step "vm-$s" "$ORCM_REPO/tools/vm/run.sh" --stack "$s"
+	else
+		total_fail=$((total_fail + 1))
+		recap+=("FAIL vm-$s: not run, the UML kernel did not build")
+	fi
+done
+
+echo "==== summary ($(($(date +%s) - START)) s; logs in $ORCM_REPO/build/logs/)"
+for l in "${recap[@]}"; do echo "$l"; done
+echo "$total_pass passed, $total_fail failed" | tee "$ORCM_REPO/build/logs/check.summary"
+[ "$total_fail" -eq 0 ]

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# ABI check against the distro kernel the project targets, as DKMS would build:
+# build our modules against /usr/src/linux-headers-$ORCM_HDR_KREL (Debian's
+# 6.12, MODVERSIONS=y) and compare our Module.symvers with Debian's.
+#
+# Tests, one line each, then "N passed, N failed":
+#   crc:<module>      every symbol we export that the in-tree module exports has
+#                     the same CRC and namespace (else stock rdma_ucm, rpcrdma,
+#                     ib_iser... refuse to load against ours)
+#   exports:<module>  every symbol the in-tree module exports, we export too
+#                     (the list comes from Debian's Module.symvers and, when
+#                     ../shared/reference/abi-6.12.md is there, from it as well)
+# for rdma_cm and iw_cm, and for ib_cm once ib_cm/ holds sources.
+# On a mismatch, compare the *.symtypes of our build (KBUILD_SYMTYPES=1) with
+# those of the in-tree file built the same way.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+DEB_SYMVERS=${ORCM_DEB_SYMVERS:-$ORCM_HDR_DIR/Module.symvers}
+ABI_MD=${ORCM_ABI_MD:-$ORCM_REPO/../shared/reference/abi-6.12.md}
+
+mods=(rdma_cm iw_cm)
+if compgen -G "$ORCM_REPO/ib_cm/*.c" >/dev/null; then mods+=(ib_cm); fi
+
+npass=0 nfail=0
+pass() { echo "PASS $1"; npass=$((npass + 1)); }
+fail() { echo "FAIL $1: $2"; nfail=$((nfail + 1)); }
+summary() {
+	echo "$npass passed, $nfail failed"
+	[ "$nfail" -eq 0 ]
+}
+
+if ! out=$("$ORCM_REPO/tools/build-modules.sh" debian); then
+	for m in "${mods[@]}"; do
+		fail "crc:$m" "our modules do not build against $ORCM_HDR_DIR"
+		fail "exports:$m" "our modules do not build against $ORCM_HDR_DIR"
+	done
+	summary
+	exit 1
+fi
+OUR_SYMVERS=$out/Module.symvers
+[ -f "$DEB_SYMVERS" ] || die "$DEB_SYMVERS missing"
+
+# expected MOD: the in-tree exports of MOD ("crc symbol namespace" lines).
+expected() {
+	awk -F'\t' -v m="drivers/infiniband/core/$1" '$3 == m { print $1, $2, $5 }' "$DEB_SYMVERS" | sort -k2,2
+}
+# ours MOD: our exports from MOD's .ko, whatever path Kbuild recorded for it.
+ours() {
+	awk -F'\t' -v m="$1" '{ n = split($3, p, "/") } p[n] == m { print $1, $2, $5 }' "$OUR_SYMVERS" | sort -k2,2
+}
+# listed MOD: the exports abi-6.12.md lists for MOD.ko (empty without the file).
+listed() {
+	[ -r "$ABI_MD" ] || return 0
+	awk -v h="## $1.ko exports" '
+		index($0, h) == 1 { on = 1; next }
+		on && /^## / { exit }
+		on && NF { for (i = 1; i <= NF; i++) print $i }' "$ABI_MD" | sort -u
+}
+
+[ -r "$ABI_MD" ] || log "note: $ABI_MD not found; export lists come from $DEB_SYMVERS only"
+for m in "${mods[@]}"; do
+	exp=$(expected "$m")
+	got=$(ours "$m")
+	echo "---- $m: in-tree exports $(grep -c . <<<"$exp" || true), ours $(grep -c . <<<"$got" || true)"
+
+	# CRCs (and namespaces) of the symbols both export.
+	bad=$(join -1 2 -2 2 -a 1 -o '0 1.1 2.1 1.3 2.3' -e '-' \
+		<(sort -k2,2 <<<"$got") <(sort -k2,2 <<<"$exp") |
+		awk '$3 != "-" && ($2 != $3 || $4 != $5) { printf "    %s: ours %s%s, in-tree %s%s\n", $1, $2, ($4 == "-" ? "" : " ns " $4), $3, ($5 == "-" ? "" : " ns " $5) }')
+	if [ -z "$got" ]; then
+		fail "crc:$m" "we export nothing from $m.ko"
+	elif [ -n "$bad" ]; then
+		fail "crc:$m" "$(grep -c . <<<"$bad") CRC/namespace mismatch(es):"
+		echo "$bad"
+	else
+		pass "crc:$m"
+	fi
+	extra=$(comm -23 <(awk '{ print $2 }' <<<"$got" | sort -u) <(awk '{ print $2 }' <<<"$exp" | sort -u) | tr '\n' ' ')
+	[ -z "${extra// /}" ] || echo "    (ours only, not in the in-tree ABI: $extra)"
+
+	# Every in-tree export is ours too.
+	want=$(sort -u <(awk '{ print $2 }' <<<"$exp") <(listed "$m"))
+	absent=$(comm -23 <(echo "$want") <(awk '{ print $2 }' <<<"$got" | sort -u) | grep . | tr '\n' ' ' || true)
+	if [ -z "$want" ]; then
+		fail "exports:$m" "no expected export list for $m"
+	elif [ -n "$absent" ]; then
+		fail "exports:$m" "missing $(wc -w <<<"$absent") of $(grep -c . <<<"$want"): $absent"
+	else
+		pass "exports:$m"
+	fi
+done
+summary

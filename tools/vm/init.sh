@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# PID 1 of the UML test VM (started by tools/vm/run.sh; never run it on a host).
+#
+# The root filesystem is the host's / through hostfs, read-only, so the host's
+# rdma-core tools run in here. Settings come from the file named by ORCM_ENV
+# (a kernel command-line variable, which the kernel hands to init).
+#
+# Everything the host needs to judge the run is printed on the console as lines
+# that start with "@@ORCM " (markers), "@@KTAP " (KUnit results from debugfs) or
+# "@@KMEMLEAK " (the kmemleak report). tools/vm/run.sh parses them.
+# PID 1 must never exit (that panics the kernel), so no `set -e` here.
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp LANG=C LC_ALL=C
+
+mark() { echo "@@ORCM $* (t=$(cut -d' ' -f1 /proc/uptime 2>/dev/null))"; }
+
+poweroff_vm() {
+	mark "DONE"
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 10
+	# If sysrq did not stop the machine, let the kernel panic: the host sees no
+	# "UML-EXIT" and counts a failure.
+	exit 1
+}
+
+# ---- filesystems -----------------------------------------------------------
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs -o mode=755 tmpfs /run
+mkdir -p /run/netns /run/orcm
+mark "BOOT $(uname -r)"
+
+[ -r "${ORCM_ENV:-}" ] || { mark "ERROR no ORCM_ENV file: '${ORCM_ENV:-}'"; poweroff_vm; }
+cp "$ORCM_ENV" /run/orcm/env
+# shellcheck source=/dev/null
+. /run/orcm/env
+export ORCM_MODROOT ORCM_KREL ORCM_STACK ORCM_REPO ORCM_OURS_DIR ORCM_E2E_TIMEOUT
+
+# Scratch space. Not over a path that holds the modules or the repository (the
+# cache may live under /tmp when XDG_CACHE_HOME points there).
+case "$ORCM_REPO/:$ORCM_MODROOT/:${ORCM_OURS_DIR:-/x}/" in
+/tmp/* | *:/tmp/*) mount -t tmpfs tmpfs /run/orcm/tmp 2>/dev/null || mkdir -p /run/orcm/tmp; export TMPDIR=/run/orcm/tmp ;;
+*) mount -t tmpfs tmpfs /tmp ;;
+esac
+mount -t tmpfs tmpfs /dev/shm 2>/dev/null
+ip link set lo up
+hostname orcm-vm 2>/dev/null
+
+# Modules the kernel asks for by itself (request_module) come from the UML modroot.
+chmod 755 "$ORCM_REPO/tools/vm/modprobe.sh" 2>/dev/null
+echo "$ORCM_REPO/tools/vm/modprobe.sh" >/proc/sys/kernel/modprobe
+
+MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
+intree() { modinfo -b "$ORCM_MODROOT" -k "$ORCM_KREL" -n "$1"; }
+
+# ---- kmemleak: forget what boot leaked, so the final report is about us ------
+KMEMLEAK=/sys/kernel/debug/kmemleak
+if [ -w "$KMEMLEAK" ]; then
+	echo scan >"$KMEMLEAK"
+	echo clear >"$KMEMLEAK"
+fi
+
+# ---- load the stack ----------------------------------------------------------
+OURS_MODS=()
+load_stock() {
+	local m
+	for m in ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm siw rdma_rxe veth; do
+		"${MP[@]}" "$m" || { mark "LOAD-ERROR modprobe $m failed"; return 1; }
+	done
+}
+
+load_ours() {
+	local m f d
+	for m in ib_core ib_uverbs siw rdma_rxe veth; do
+		"${MP[@]}" "$m" || { mark "LOAD-ERROR modprobe $m failed"; return 1; }
+	done
+	# Ours, in dependency order; any dependency we do not provide is in-tree.
+	for m in iw_cm ib_cm rdma_cm; do
+		f=$ORCM_OURS_DIR/$m/$m.ko
+		if [ ! -f "$f" ]; then
+			[ "$m" = ib_cm ] && continue # not written yet: the core may use the stock one
+			mark "LOAD-ERROR our $m.ko is missing ($f)"
+			return 1
+		fi
+		for d in $(modinfo -F depends "$f" | tr ',' ' '); do
+			[ -d "/sys/module/$d" ] && continue
+			case "$d" in
+			iw_cm | ib_cm | rdma_cm) [ -f "$ORCM_OURS_DIR/$d/$d.ko" ] && continue ;;
+			esac
+			mark "LOAD-INFO $m needs in-tree $d"
+			"${MP[@]}" "$d" || { mark "LOAD-ERROR modprobe $d (for $m) failed"; return 1; }
+		done
+		insmod "$f" || { mark "LOAD-ERROR insmod $f failed"; return 1; }
+		OURS_MODS+=("$m")
+		mark "LOAD-INFO ours $m srcversion=$(cat "/sys/module/$m/srcversion" 2>/dev/null)" \
+			"version=$(cat "/sys/module/$m/version" 2>/dev/null)"
+	done
+	# The stock rdma_ucm, by path, so that it binds to our rdma_cm. With
+	# MODVERSIONS this load checks every CRC it imports from us.
+	f=$(intree rdma_ucm) || { mark "LOAD-ERROR no in-tree rdma_ucm"; return 1; }
+	insmod "$f" || { mark "LOAD-ERROR insmod stock $f failed (symbol CRCs?)"; return 1; }
+	for m in "${OURS_MODS[@]}"; do
+		if [ "$(cat "/sys/module/$m/srcversion")" != "$(modinfo -F srcversion "$ORCM_OURS_DIR/$m/$m.ko")" ]; then
+			mark "LOAD-ERROR loaded $m is not ours"
+			return 1
+		fi
+	done
+}
+
+unload_stack() {
+	local m rc=0
+	for m in rdma_ucm rdma_cm ib_cm iw_cm rdma_rxe siw ib_uverbs ib_core veth; do
+		[ -d "/sys/module/$m" ] || continue
+		rmmod "$m" || { mark "UNLOAD-ERROR rmmod $m failed"; rc=1; }
+	done
+	return $rc
+}
+
+# Leftovers of a test must not break the next one.
+reset_net() {
+	local d
+	pkill -KILL -x 'rping|ucmatose|cmtime|udaddy' 2>/dev/null
+	for d in $(rdma link show 2>/dev/null | awk '$1 == "link" { split($2, a, "/"); print a[1] }'); do
+		rdma link delete "$d" 2>/dev/null
+	done
+	ip -all netns delete 2>/dev/null
+}
+
+mark "LOAD-BEGIN $ORCM_STACK"
+case "$ORCM_STACK" in
+stock) load_stock ;;
+ours) load_ours ;;
+*) mark "LOAD-ERROR unknown stack '$ORCM_STACK'"; false ;;
+esac
+load_rc=$?
+lsmod
+mark "LOAD-END $ORCM_STACK rc=$load_rc"
+
+# ---- demo mode ---------------------------------------------------------------
+if [ "${ORCM_MODE:-test}" = demo ]; then
+	if [ "$load_rc" -eq 0 ]; then
+		mark "DEMO-BEGIN"
+		bash "$ORCM_REPO/tools/vm/demo-guest.sh"
+		mark "DEMO-END rc=$?"
+	fi
+	poweroff_vm
+fi
+
+[ "$load_rc" -eq 0 ] || poweroff_vm
+
+# ---- KUnit: each test module runs its suites when it is loaded ---------------
+if [ "${ORCM_KUNIT:-0}" = 1 ]; then
+	for f in "$ORCM_OURS_DIR"/tests/kunit/*_kunit.ko; do
+		[ -f "$f" ] || continue
+		name=$(basename "$f" .ko)
+		before=$(cd /sys/kernel/debug/kunit 2>/dev/null && echo *)
+		mark "KUNIT-BEGIN $name"
+		insmod "$f"
+		rc=$?
+		for d in /sys/kernel/debug/kunit/*/; do
+			s=$(basename "$d")
+			[[ " $before " == *" $s "* ]] && continue
+			mark "KUNIT-SUITE $name $s"
+			sed 's/^/@@KTAP /' "$d/results"
+		done
+		[ "$rc" -eq 0 ] && { rmmod "$name" || rc=99; }
+		mark "KUNIT-END $name rc=$rc"
+	done
+fi
+
+# ---- end-to-end scripts: each one is a test, exit 0 = pass -------------------
+for t in ${ORCM_E2E:-}; do
+	f=$ORCM_REPO/tests/e2e/$t.sh
+	mark "E2E-BEGIN $t"
+	(cd /tmp && timeout -k 5 "${ORCM_E2E_TIMEOUT:-120}" bash "$f") </dev/null 2>&1
+	rc=$?
+	mark "E2E-END $t rc=$rc"
+	reset_net
+done
+
+# ---- unload, then look for leaks ---------------------------------------------
+mark "UNLOAD-BEGIN"
+unload_stack
+mark "UNLOAD-END rc=$?"
+
+if [ -w "$KMEMLEAK" ]; then
+	sleep 6 # kmemleak ignores objects younger than 5 s
+	echo scan >"$KMEMLEAK"
+	echo scan >"$KMEMLEAK"
+	mark "KMEMLEAK-BEGIN"
+	sed 's/^/@@KMEMLEAK /' "$KMEMLEAK"
+	mark "KMEMLEAK-END"
+else
+	mark "KMEMLEAK-UNAVAILABLE"
+fi
+poweroff_vm

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot the UML test VM with one RDMA stack and run the tests in it.
+#
+#   tools/vm/run.sh [--stack ours|stock] [--demo] [--no-kunit] [--e2e 'glob ...']
+#                   [--no-e2e] [--timeout SECONDS] [--quiet]
+#
+#   --stack stock   in-tree ib_core, ib_uverbs, iw_cm, ib_cm, rdma_cm, rdma_ucm,
+#                   siw, rdma_rxe from the UML modroot
+#   --stack ours    in-tree ib_core, ib_uverbs, siw, rdma_rxe; then our iw_cm.ko and
+#                   rdma_cm.ko (built for UML); then the in-tree rdma_ucm.ko by path
+#                   (default)
+#   --demo          run tools/vm/demo-guest.sh instead of the tests
+#   --e2e GLOBS     only the tests/e2e scripts whose names match (default: all)
+#
+# Runs every tests/kunit/*_kunit.ko (ours only) and every tests/e2e/*.sh, scans
+# for kernel splats and kmemleak reports, prints one line per test and, as the
+# last line, "N passed, N failed". Exit status 1 when anything failed.
+# The console log is kept in build/logs/vm-<stack>[-demo].log.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+stack=ours mode=test kunit=1 e2e_globs='*' vm_timeout='' quiet=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--stack) stack=$2; shift ;;
+	--demo) mode=demo ;;
+	--no-kunit) kunit=0 ;;
+	--e2e) e2e_globs=$2; shift ;;
+	--no-e2e) e2e_globs='' ;;
+	--timeout) vm_timeout=$2; shift ;;
+	--quiet) quiet=1 ;;
+	*) die "unknown option $1 (see the head of $0)" ;;
+	esac
+	shift
+done
+case "$stack" in stock | ours) ;; *) die "--stack must be ours or stock" ;; esac
+[ "$stack" = stock ] && kunit=0
+E2E_TIMEOUT=${ORCM_E2E_TIMEOUT:-120}
+
+# The tests the host expects: a test that never reports is a failure.
+e2e_list=''
+if [ "$mode" = test ] && [ -n "$e2e_globs" ]; then
+	for f in "$ORCM_REPO"/tests/e2e/*.sh; do
+		[ -f "$f" ] || continue
+		t=$(basename "$f" .sh)
+		set -f # the globs match test names, not files here
+		for g in $e2e_globs; do
+			# shellcheck disable=SC2053 # glob match on purpose
+			if [[ $t == $g ]]; then e2e_list="$e2e_list $t"; break; fi
+		done
+		set +f
+	done
+fi
+kunit_list=''
+if [ "$mode" = test ] && [ "$kunit" = 1 ]; then
+	for f in "$ORCM_REPO"/tests/kunit/*_kunit.c; do
+		[ -f "$f" ] && kunit_list="$kunit_list $(basename "$f" .c)"
+	done
+fi
+
+mkdir -p "$ORCM_REPO/build/logs"
+name=vm-$stack
+[ "$mode" = demo ] && name=$name-demo
+LOG=$ORCM_REPO/build/logs/$name.log
+RESULTS=$ORCM_REPO/build/logs/$name.results
+
+# Report every expected test as failed, with one reason (the VM could not run).
+fail_all() {
+	local why=$1 t
+	{
+		if [ "$mode" = demo ]; then
+			echo "FAIL demo:rping: $why"
+			echo "0 passed, 1 failed"
+		else
+			n=1
+			echo "FAIL vm:load-$stack: $why"
+			for t in $kunit_list; do echo "FAIL kunit:$t: $why"; n=$((n + 1)); done
+			for t in $e2e_list; do echo "FAIL e2e:$t: $why"; n=$((n + 1)); done
+			echo "0 passed, $n failed"
+		fi
+	} | tee "$RESULTS"
+	exit 1
+}
+
+# 1. The UML kernel (cached) and, for `ours`, our modules built against it.
+O=$("$ORCM_REPO/tools/uml/build.sh") || fail_all "the UML kernel did not build"
+KREL=$(orcm_uml_krel "$O")
+OURS_DIR=''
+if [ "$stack" = ours ]; then
+	OURS_DIR=$("$ORCM_REPO/tools/build-modules.sh" uml) ||
+		fail_all "our modules do not build for UML (log: $ORCM_CACHE/ours/uml.log)"
+	for t in $kunit_list; do
+		[ -f "$OURS_DIR/tests/kunit/$t.ko" ] || log "warning: $t.ko was not built (CONFIG_KUNIT?)"
+	done
+fi
+
+# 2. Settings for the VM's init, in a file it reads through hostfs.
+RUN_DIR=$ORCM_CACHE/runs/$name
+mkdir -p "$RUN_DIR"
+cat >"$RUN_DIR/env" <<EOF
+ORCM_STACK=$stack
+ORCM_MODE=$mode
+ORCM_REPO=$ORCM_REPO
+ORCM_MODROOT=$O/modroot
+ORCM_KREL=$KREL
+ORCM_OURS_DIR=$OURS_DIR
+ORCM_KUNIT=$kunit
+ORCM_E2E='${e2e_list# }'
+ORCM_E2E_TIMEOUT=$E2E_TIMEOUT
+EOF
+
+n_e2e=$(wc -w <<<"$e2e_list")
+n_kunit=$(wc -w <<<"$kunit_list")
+[ -n "$vm_timeout" ] || vm_timeout=$((180 + 90 * n_kunit + (E2E_TIMEOUT + 15) * n_e2e))
+
+# 3. Boot. The console is UML's stdin/stdout (con0=fd:0,fd:1); stdin is /dev/null
+#    so nothing waits on a terminal (CI has none). UML runs in its own session so
+#    that a hang can be ended by killing its process group.
+# ORCM_PANIC_ON_WARN=0 lets a triage run go on after the first WARN (the splat
+# still fails the run).
+log "booting UML ($stack, $mode; timeout ${vm_timeout}s; log: $LOG)"
+ulimit -c 0 # UML aborts on a panic: no core files
+rm -rf "$RUN_DIR/uml"
+mkdir -p "$RUN_DIR/uml"
+start=$(date +%s)
+: >"$LOG"
+setsid "$O/linux" mem=1G root=/dev/root rootfstype=hostfs rootflags=/ ro \
+	init="$ORCM_REPO/tools/vm/init.sh" con=null con0=fd:0,fd:1 \
+	panic_on_warn="${ORCM_PANIC_ON_WARN:-1}" uml_dir="$RUN_DIR/uml" umid="$name" \
+	ORCM_ENV="$RUN_DIR/env" </dev/null >"$LOG" 2>&1 &
+uml=$!
+if [ "$quiet" = 0 ]; then
+	tail -n +1 --pid="$uml" -f "$LOG" | tr -d '\r' &
+	tailer=$!
+fi
+timed_out=0
+while kill -0 "$uml" 2>/dev/null; do
+	if [ $(($(date +%s) - start)) -ge "$vm_timeout" ]; then
+		log "the VM hangs: killing it after ${vm_timeout}s"
+		timed_out=1
+		kill -KILL -- "-$uml" 2>/dev/null || true
+		break
+	fi
+	sleep 0.2
+done
+uml_rc=0
+wait "$uml" 2>/dev/null || uml_rc=$?
+kill -KILL -- "-$uml" 2>/dev/null || true # UML's helper processes, if any are left
+[ "$quiet" = 1 ] || wait "$tailer" 2>/dev/null || true
+log "VM ran $(($(date +%s) - start)) s (uml exit status $uml_rc, timed out: $timed_out)"
+
+# 4. Judge the log.
+echo "---- results ($stack, $mode; console log: $LOG) ----"
+awk -v stack="$stack" -v mode="$mode" -v e2e="$e2e_list" -v kunit="$kunit_list" \
+	-v uml_rc="$uml_rc" -v timed_out="$timed_out" \
+	-f "$ORCM_REPO/tools/vm/parse-log.awk" "$LOG" | tee "$RESULTS"
+read -r _ failed < <(parse_summary "$RESULTS")
+[ "${failed:-1}" -eq 0 ]
