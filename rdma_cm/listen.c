@@ -67,8 +67,11 @@ void cma_listen_on_dev(struct rdma_id_private *id_priv,
 	child->backlog = id_priv->backlog;
 	memcpy(cma_src_addr(child), cma_src_addr(id_priv),
 	       sizeof(child->id.route.addr.src_addr));
-	/* Internal ids are not shown by restrack: the parent is. */
-	rdma_restrack_no_track(&child->res);
+	/*
+	 * The wildcard parent has no device, so restrack (`rdma res show
+	 * cm_id`) shows one LISTEN entry per device: these, under the
+	 * parent's owner.
+	 */
 	cma_attach_dev(child, cma_dev, port);
 	list_add_tail(&child->listen_item, &id_priv->listen_list);
 

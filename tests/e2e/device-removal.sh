@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# RDMA devices going away and coming back under live ids:
+# - `rdma link delete` of a device with a listener bound to it, a connected
+#   id on it and a wildcard listener's per-device listener completes (the CM
+#   sends DEVICE_REMOVAL; rdma_ucm closes the ids), and the processes bound
+#   to it see the removal and exit;
+# - the wildcard listener survives, and a device added later gets a
+#   listener too: a client connects through it.
+# shellcheck source=tests/e2e/lib.bash
+. "$(dirname "$0")/lib.bash"
+setup_pair
+BOUND=7180 ANY=7181
+
+bg /tmp/rm-bound.log in_b rping -s -v -a "$ADDR_B" -p $BOUND -C 1000000
+bound=$LAST_PID
+bg /tmp/rm-any.log in_b rping -s -v -V -a 0.0.0.0 -p $ANY -C 2
+any=$LAST_PID
+wait_for 10 "listener on $ADDR_B:$BOUND" cm_id_listening $BOUND
+wait_for 10 "wildcard listener on siwB" \
+	bash -c "rdma res show cm_id | grep -qE 'siwB/1 .*state LISTEN .*:$ANY( |\$)'"
+bg /tmp/rm-client.log in_a rping -c -a "$ADDR_B" -p $BOUND -C 1000000 -S 64
+client=$LAST_PID
+wait_for 10 "connected to $ADDR_B:$BOUND" \
+	bash -c "rdma res show cm_id | grep -q 'siwB/1 .*state CONNECT .*src-addr $ADDR_B:$BOUND'"
+say "before the removal:"
+cm_ids
+
+rc=0
+run_to /tmp/rm-delete.log 20 rdma link delete siwB || rc=$?
+[ "$rc" -eq 0 ] || fail "rdma link delete siwB: status $rc (124 = hung)"
+wait_pid "$bound" 10 || true
+say "server bound to siwB after the removal:"
+show /tmp/rm-bound.log
+kill -0 "$any" 2>/dev/null || { show /tmp/rm-any.log; fail "the wildcard server died with siwB"; }
+if cm_ids | grep -q 'siwB'; then cm_ids; fail "ids left on the removed siwB"; fi
+kill -KILL "$client" 2>/dev/null || true
+wait_pid "$client" 10 || true
+
+# A device that comes back gets the wildcard listener too.
+in_b rdma link add siwB type siw netdev vB
+wait_for 10 "siwB ACTIVE again" siw_active
+wait_for 10 "wildcard listener on the new siwB" \
+	bash -c "rdma res show cm_id | grep -qE 'siwB/1 .*state LISTEN .*:$ANY( |\$)'"
+run_to /tmp/rm-again.log "$STEP" "${IN_A[@]}" rping -c -v -V -a "$ADDR_B" -p $ANY -C 2 ||
+	fail "rping through the re-added siwB failed"
+src=0
+wait_pid "$any" "$STEP" || src=$?
+[ "$src" -eq 0 ] || { show /tmp/rm-any.log; fail "wildcard server: exit status $src"; }
+wait_for 10 "no CM id left" cm_ids_empty
+say "ok: removal under live ids completes; wildcard listeners follow devices"
