@@ -31,13 +31,32 @@ debian)
 esac
 
 dest=$ORCM_CACHE/ours/$target
-copy_tree "$dest"
 LOG=$dest.log
+mkdir -p "$ORCM_CACHE/ours"
+tarball=$(mktemp "$ORCM_CACHE/ours/.src.XXXXXX")
+trap 'rm -f "$tarball"' EXIT
+tree_tar "$tarball"
+# Same sources, same kernel, same arguments: the last build stands.
+key=$({
+	sha256sum <"$tarball"
+	echo "${args[*]}"
+	sha256sum <"$KDIR/Module.symvers"
+} | sha256sum | cut -c1-32)
+if [ "$(cat "$dest/.orcm-build-key" 2>/dev/null)" = "$key" ]; then
+	log "our modules for $target are up to date: $dest"
+	echo "$dest"
+	exit 0
+fi
+
 log "building our modules for $target (KDIR=$KDIR) in $dest"
+rm -rf "$dest"
+mkdir -p "$dest"
+tar -C "$dest" -xf "$tarball"
 if ! make -C "$dest" "${args[@]}" -j"$ORCM_JOBS" modules >"$LOG" 2>&1; then
 	grep -E -A3 'error:|Error [0-9]|ERROR:|undefined!' "$LOG" | head -n 60 >&2 ||
 		tail -n 40 "$LOG" >&2
 	die "our modules do not build for $target (log: $LOG)"
 fi
 grep -E 'warning:|WARNING:' "$LOG" >&2 || true
+echo "$key" >"$dest/.orcm-build-key"
 echo "$dest"

@@ -11,7 +11,11 @@
 #   exports:<module>  every symbol the in-tree module exports, we export too
 #                     (the list comes from Debian's Module.symvers and, when
 #                     ../shared/reference/abi-6.12.md is there, from it as well)
-# for rdma_cm and iw_cm, and for ib_cm once ib_cm/ holds sources.
+# for rdma_cm and iw_cm, and for ib_cm once ib_cm/ holds sources; and, when
+# Debian's modules of that kernel are installed,
+#   consumer:<module> every stock module that imports from them (rdma_ucm,
+#                     rpcrdma, ib_iser, nvme-rdma, ...) finds each symbol it
+#                     imports exported by us with the CRC it was built against
 # On a mismatch, compare the *.symtypes of our build (KBUILD_SYMTYPES=1) with
 # those of the in-tree file built the same way.
 set -euo pipefail
@@ -92,4 +96,32 @@ for m in "${mods[@]}"; do
 		pass "exports:$m"
 	fi
 done
+
+# The stock consumers themselves, when Debian's modules for that kernel are here
+# (package linux-image-$ORCM_HDR_KREL[-unsigned]; not needed, not in CI): every
+# symbol that rdma_ucm, rpcrdma, ib_iser, nvme-rdma... import from the modules we
+# replace must be exported by us with the CRC they were built against.
+MODDIR=/lib/modules/$ORCM_HDR_KREL
+if [ -r "$MODDIR/modules.dep" ]; then
+	replaced=$(printf '%s\n' "${mods[@]}")
+	theirs=$(for m in "${mods[@]}"; do expected "$m"; done | awk '{ print $2 }' | sort -u)
+	ourcrc=$(for m in "${mods[@]}"; do ours "$m"; done | awk '{ print $2, $1 }' | sort -u)
+	awk -F: -v re="/($(paste -sd'|' <<<"$replaced"))[.]ko" '$2 ~ re { print $1 }' "$MODDIR/modules.dep" >"$out/consumers"
+	while read -r rel; do
+		name=$(basename "$rel")
+		name=${name%%.ko*}
+		case "$rel" in kernel/drivers/infiniband/core/*) grep -qxF "$name" <<<"$replaced" && continue ;; esac
+		imports=$(modprobe --dump-modversions "$MODDIR/$rel" | awk '{ print $2, $1 }' | sort -u)
+		bad=$(join <(echo "$imports") <(echo "$theirs") |
+			join -a 1 -e MISSING -o '0 1.2 2.2' - <(echo "$ourcrc") |
+			awk '$2 != $3 { printf "    %s: imports %s, ours %s\n", $1, $2, $3 }')
+		n=$(join <(echo "$imports") <(echo "$theirs") | grep -c . || true)
+		if [ -n "$bad" ]; then
+			fail "consumer:$name" "$(grep -c . <<<"$bad") of its $n imports from ${mods[*]} do not match ours:"
+			echo "$bad"
+		else
+			pass "consumer:$name"
+		fi
+	done <"$out/consumers"
+fi
 summary

@@ -55,24 +55,34 @@ orcm_src_version() {
 }
 orcm_uml_dir() {
 	local sha
+	# ORCM_UML_DIR: use this (already built) UML build directory instead.
+	if [ -n "${ORCM_UML_DIR:-}" ]; then
+		echo "$ORCM_UML_DIR"
+		return
+	fi
 	sha=$(sha256sum "$ORCM_FRAGMENT" | cut -c1-12)
 	printf '%s/uml/%s-%s\n' "$ORCM_CACHE" "$(orcm_src_version)" "$sha"
 }
 orcm_uml_krel() { cat "$1/include/config/kernel.release"; }
 
-# copy_tree DEST: a fresh copy of the repository's sources (no .git, no build
-# output), so a module build for one kernel never leaves objects that another
-# build (UML, Debian headers, a developer's in-tree build) would pick up.
+# tree_tar FILE: the repository's sources (no .git, no build output) as a tar
+# file. A module build works on a fresh copy of them (copy_tree), so that a
+# build for one kernel never leaves objects that another build (UML, Debian
+# headers, a developer's in-tree build) would pick up.
+tree_tar() {
+	tar -C "$ORCM_REPO" -cf "$1" --sort=name \
+		--exclude=./.git --exclude=./build \
+		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
+		--exclude='.*.cmd' --exclude='*.symtypes' --exclude=modules.order \
+		--exclude=Module.symvers --exclude='*.d' --exclude=.tmp_versions .
+}
+
+# copy_tree DEST: a fresh copy of those sources in DEST.
 copy_tree() {
 	local dest=$1
 	rm -rf "$dest"
 	mkdir -p "$dest"
-	tar -C "$ORCM_REPO" -cf - \
-		--exclude=./.git --exclude=./build \
-		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
-		--exclude='.*.cmd' --exclude='*.symtypes' --exclude=modules.order \
-		--exclude=Module.symvers --exclude='*.d' --exclude=.tmp_versions . |
-		tar -C "$dest" -xf -
+	tree_tar - | tar -C "$dest" -xf -
 }
 
 # Summing results: every tool prints `N passed, N failed` as its last line.

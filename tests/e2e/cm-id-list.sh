@@ -11,7 +11,7 @@ PORT=7177
 cm_ids_empty || { cm_ids; fail "CM ids listed before the test started"; }
 # rping has no delay between pings: a huge count keeps the connection up until
 # we kill both ends (no -v, so nothing floods the log).
-bg /tmp/cmid-server.log in_b rping -s -a "$ADDR_B" -p $PORT -C 1000000
+bg /tmp/cmid-server.log "${IN_B[@]}" rping -s -a "$ADDR_B" -p $PORT -C 1000000
 server=$LAST_PID
 wait_for 10 "a LISTEN id on $ADDR_B:$PORT" cm_id_listening $PORT
 say "while the server listens:"
@@ -22,7 +22,7 @@ line=$(grep -E "state LISTEN .*:$PORT( |$)" /tmp/cmid-listen.txt)
 [[ $line == *"src-addr $ADDR_B:$PORT"* ]] || fail "no src-addr $ADDR_B:$PORT: $line"
 [[ $line == *"comm rping"* ]] || fail "no comm rping: $line"
 
-bg /tmp/cmid-client.log in_a rping -c -a "$ADDR_B" -p $PORT -C 1000000 -S 64
+bg /tmp/cmid-client.log "${IN_A[@]}" rping -c -a "$ADDR_B" -p $PORT -C 1000000 -S 64
 client=$LAST_PID
 wait_for 10 "CONNECT ids on both sides" \
 	bash -c "rdma res show cm_id | grep -q 'siwA/1 .*state CONNECT .*dst-addr $ADDR_B:$PORT' &&

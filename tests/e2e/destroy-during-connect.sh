@@ -12,7 +12,7 @@ setup_pair
 
 kill_midway() { # NAME ADDR
 	local name=$1 addr=$2 pid rc=0
-	bg "/tmp/$name.log" in_a rping -c -d -v -a "$addr" -p 7175 -C 1
+	bg "/tmp/$name.log" "${IN_A[@]}" rping -c -d -v -a "$addr" -p 7175 -C 1
 	pid=$LAST_PID
 	sleep 1
 	kill -0 "$pid" 2>/dev/null || { show "/tmp/$name.log"; fail "$name: the client ended before the kill"; }
@@ -34,7 +34,7 @@ in_a ip neigh replace 198.18.0.77 lladdr 02:00:5e:00:00:77 dev vA nud permanent
 kill_midway connect 198.18.0.77
 
 # The stack still works.
-bg /tmp/after-server.log in_b rping -s -v -V -a "$ADDR_B" -p 7176 -C 2
+bg /tmp/after-server.log "${IN_B[@]}" rping -s -v -V -a "$ADDR_B" -p 7176 -C 2
 server=$LAST_PID
 wait_for 10 "rping server listening" cm_id_listening 7176
 run_to /tmp/after-client.log "$STEP" "${IN_A[@]}" rping -c -v -V -a "$ADDR_B" -p 7176 -C 2 ||

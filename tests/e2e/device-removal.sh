@@ -12,14 +12,16 @@
 setup_pair
 BOUND=7180 ANY=7181
 
-bg /tmp/rm-bound.log in_b rping -s -v -a "$ADDR_B" -p $BOUND -C 1000000
+bg /tmp/rm-bound.log "${IN_B[@]}" rping -s -v -a "$ADDR_B" -p $BOUND -C 1000000
 bound=$LAST_PID
-bg /tmp/rm-any.log in_b rping -s -v -V -a 0.0.0.0 -p $ANY -C 2
+bg /tmp/rm-any.log "${IN_B[@]}" rping -s -v -V -a 0.0.0.0 -p $ANY -C 2
+# A wildcard listener's per-device ids: the stock rdma_cm lists them without a
+# port ("siwB/-"); either form is fine.
 any=$LAST_PID
 wait_for 10 "listener on $ADDR_B:$BOUND" cm_id_listening $BOUND
 wait_for 10 "wildcard listener on siwB" \
-	bash -c "rdma res show cm_id | grep -qE 'siwB/1 .*state LISTEN .*:$ANY( |\$)'"
-bg /tmp/rm-client.log in_a rping -c -a "$ADDR_B" -p $BOUND -C 1000000 -S 64
+	bash -c "rdma res show cm_id | grep -qE 'siwB/(1|-) .*state LISTEN .*:$ANY( |\$)'"
+bg /tmp/rm-client.log "${IN_A[@]}" rping -c -a "$ADDR_B" -p $BOUND -C 1000000 -S 64
 client=$LAST_PID
 wait_for 10 "connected to $ADDR_B:$BOUND" \
 	bash -c "rdma res show cm_id | grep -q 'siwB/1 .*state CONNECT .*src-addr $ADDR_B:$BOUND'"
@@ -41,7 +43,7 @@ wait_pid "$client" 10 || true
 in_b rdma link add siwB type siw netdev vB
 wait_for 10 "siwB ACTIVE again" siw_active
 wait_for 10 "wildcard listener on the new siwB" \
-	bash -c "rdma res show cm_id | grep -qE 'siwB/1 .*state LISTEN .*:$ANY( |\$)'"
+	bash -c "rdma res show cm_id | grep -qE 'siwB/(1|-) .*state LISTEN .*:$ANY( |\$)'"
 run_to /tmp/rm-again.log "$STEP" "${IN_A[@]}" rping -c -v -V -a "$ADDR_B" -p $ANY -C 2 ||
 	fail "rping through the re-added siwB failed"
 src=0

@@ -32,7 +32,10 @@ IN_B=(ip netns exec "$NS_B")
 in_a() { "${IN_A[@]}" "$@"; }
 in_b() { "${IN_B[@]}" "$@"; }
 
-# bg LOGFILE CMD...: start CMD in the background, output to LOGFILE.
+# bg LOGFILE CMD...: start CMD in the background, output to LOGFILE; its pid is
+# LAST_PID. CMD must be a program, not a shell function: the pid must be the
+# process itself (a function would run in a subshell, and killing the subshell
+# would leave the program running). Hence "${IN_A[@]}" rather than in_a.
 bg() {
 	local out=$1
 	shift
@@ -41,9 +44,12 @@ bg() {
 	LAST_PID=$!
 }
 
+# The RDMA programs the tests start.
+RDMA_PROGS='rping|ucmatose|rdma_client|rdma_server|cmtime|udaddy|ib_[a-z_]*_(bw|lat)'
 cleanup() {
 	local p d
 	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	pkill -KILL -x "$RDMA_PROGS" 2>/dev/null || true
 	for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
 	for d in siwA siwB; do rdma link delete "$d" 2>/dev/null || true; done
 	ip netns delete "$NS_A" 2>/dev/null || true
@@ -65,7 +71,11 @@ wait_for() {
 setup_pair() {
 	ip netns add "$NS_A"
 	ip netns add "$NS_B"
-	ip link add vA netns "$NS_A" type veth peer name vB netns "$NS_B"
+	# Distinct ifindexes: stock siw binds a wildcard listener's socket to its
+	# netdev's ifindex in the listener's namespace, so two devices whose
+	# netdevs share an ifindex (each namespace counts from 1) collide there
+	# with EADDRINUSE ("cma_listen_on_dev, error -98").
+	ip link add vA netns "$NS_A" index 101 type veth peer name vB netns "$NS_B" index 102
 	in_a ip link set lo up
 	in_b ip link set lo up
 	in_a ip addr add "$ADDR_A/24" dev vA

@@ -6,12 +6,12 @@
 setup_pair
 PORT=7174 COUNT=5
 
-bg /tmp/rping-server.log in_b rping -s -v -V -a "$ADDR_B" -p $PORT -C $COUNT
+bg /tmp/rping-server.log "${IN_B[@]}" rping -s -v -V -a "$ADDR_B" -p $PORT -C $COUNT
 server=$LAST_PID
 wait_for 10 "the rping server listening on $ADDR_B:$PORT" cm_id_listening $PORT
 
 rc=0
-run_to /tmp/rping-client.log "$STEP" "${IN_A[@]}" rping -c -v -V -a "$ADDR_B" -p $PORT -C $COUNT -S 100 || rc=$?
+run_to /tmp/rping-client.log "$STEP" "${IN_A[@]}" rping -c -v -V -a "$ADDR_B" -p $PORT -C $COUNT || rc=$?
 src=0
 wait_pid "$server" "$STEP" || src=$?
 say "server output:"

@@ -6,7 +6,7 @@
 setup_pair
 PORT=7471
 
-bg /tmp/ucmatose-server.log in_b ucmatose -b "$ADDR_B" -P tcp -p $PORT -c 4 -C 20
+bg /tmp/ucmatose-server.log "${IN_B[@]}" ucmatose -b "$ADDR_B" -P tcp -p $PORT -c 4 -C 20
 server=$LAST_PID
 wait_for 10 "the ucmatose server listening on $ADDR_B:$PORT" cm_id_listening $PORT
 

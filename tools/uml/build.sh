@@ -21,6 +21,12 @@ if [ "${1:-}" = --print ]; then
 	exit 0
 fi
 
+if [ -n "${ORCM_UML_DIR:-}" ]; then
+	[ -f "$ORCM_UML_DIR/.orcm-build-ok" ] || die "ORCM_UML_DIR=$ORCM_UML_DIR is not a finished UML build"
+	echo "$ORCM_UML_DIR"
+	exit 0
+fi
+
 ensure_pkgs "${ORCM_PKGS[@]}"
 [ -r "$ORCM_SRC_TARBALL" ] || die "$ORCM_SRC_TARBALL missing (package $ORCM_SRC_PKG)"
 

@@ -23,7 +23,7 @@ done
 say "modules using rdma_cm: $(cd /sys/module/rdma_cm/holders && echo *)"
 
 setup_pair
-bg /tmp/demo-server.log in_b rping -s -d -v -V -a "$ADDR_B" -p 7174 -C 3
+bg /tmp/demo-server.log "${IN_B[@]}" rping -s -d -v -V -a "$ADDR_B" -p 7174 -C 3
 server=$LAST_PID
 wait_for 10 "the rping server listening" cm_id_listening 7174
 say "rdma res show cm_id (server listening):"

@@ -41,12 +41,23 @@ cp "$ORCM_ENV" /run/orcm/env
 . /run/orcm/env
 export ORCM_MODROOT ORCM_KREL ORCM_STACK ORCM_REPO ORCM_OURS_DIR ORCM_E2E_TIMEOUT
 
-# Scratch space. Not over a path that holds the modules or the repository (the
-# cache may live under /tmp when XDG_CACHE_HOME points there).
-case "$ORCM_REPO/:$ORCM_MODROOT/:${ORCM_OURS_DIR:-/x}/" in
-/tmp/* | *:/tmp/*) mount -t tmpfs tmpfs /run/orcm/tmp 2>/dev/null || mkdir -p /run/orcm/tmp; export TMPDIR=/run/orcm/tmp ;;
-*) mount -t tmpfs tmpfs /tmp ;;
-esac
+# Scratch space: a tmpfs on /tmp. The repository, the modules or the cache may
+# live under the host's /tmp (XDG_CACHE_HOME=/tmp/..., a CI checkout): those
+# top-level /tmp entries are bound back over the tmpfs, read-only as before.
+mkdir -p /run/orcm/hosttmp
+mount --bind /tmp /run/orcm/hosttmp
+mount -t tmpfs tmpfs /tmp
+for p in "$ORCM_REPO" "$ORCM_MODROOT" "${ORCM_OURS_DIR:-}"; do
+	case "$p" in
+	/tmp/?*)
+		top=${p#/tmp/}
+		top=/tmp/${top%%/*}
+		mountpoint -q "$top" && continue
+		mkdir -p "$top"
+		mount --bind "/run/orcm/hosttmp/${top#/tmp/}" "$top"
+		;;
+	esac
+done
 mount -t tmpfs tmpfs /dev/shm 2>/dev/null
 ip link set lo up
 hostname orcm-vm 2>/dev/null
@@ -124,7 +135,7 @@ unload_stack() {
 # Leftovers of a test must not break the next one.
 reset_net() {
 	local d
-	pkill -KILL -x 'rping|ucmatose|cmtime|udaddy' 2>/dev/null
+	pkill -KILL -x 'rping|ucmatose|rdma_client|rdma_server|cmtime|udaddy|ib_[a-z_]*_(bw|lat)' 2>/dev/null
 	for d in $(rdma link show 2>/dev/null | awk '$1 == "link" { split($2, a, "/"); print a[1] }'); do
 		rdma link delete "$d" 2>/dev/null
 	done
