@@ -30,10 +30,10 @@ debian)
 *) die "usage: $0 uml|debian" ;;
 esac
 
-dest=$ORCM_CACHE/ours/$target
+dest=$(orcm_ours_dir "$target")
 LOG=$dest.log
-mkdir -p "$ORCM_CACHE/ours"
-tarball=$(mktemp "$ORCM_CACHE/ours/.src.XXXXXX")
+mkdir -p "$(dirname "$dest")"
+tarball=$(mktemp "$dest.src.XXXXXX")
 trap 'rm -f "$tarball"' EXIT
 tree_tar "$tarball"
 # Same sources, same kernel, same arguments: the last build stands.

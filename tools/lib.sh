@@ -3,7 +3,7 @@
 # shellcheck shell=bash disable=SC2034
 
 ORCM_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ORCM_CACHE=${ORCM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/openrdma-cm}
+ORCM_CACHE=${ORCM_CACHE:-${XDG_CACHE_HOME:-${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}/.cache}/openrdma-cm}
 ORCM_JOBS=${ORCM_JOBS:-3}
 # The kernel the project targets, as Debian ships it.
 ORCM_SRC_PKG=linux-source-6.12
@@ -22,7 +22,7 @@ die() { printf '[%s] ERROR: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 ORCM_PKGS=(
 	"$ORCM_SRC_PKG" "linux-headers-$ORCM_HDR_KREL"
 	build-essential bc flex bison libelf-dev libssl-dev xz-utils kmod
-	rdma-core rdmacm-utils ibverbs-utils ibverbs-providers perftest iproute2 procps
+	rdma-core rdmacm-utils ibverbs-utils ibverbs-providers perftest iproute2 iputils-ping procps
 )
 
 # ensure_pkgs PKG...: install the packages that are missing. A warm machine never
@@ -63,6 +63,10 @@ orcm_uml_dir() {
 	sha=$(sha256sum "$ORCM_FRAGMENT" | cut -c1-12)
 	printf '%s/uml/%s-%s\n' "$ORCM_CACHE" "$(orcm_src_version)" "$sha"
 }
+# Per-checkout directories, so that two clones can run their suites at once.
+orcm_repo_key() { printf '%s' "$ORCM_REPO" | sha256sum | cut -c1-8; }
+orcm_ours_dir() { printf '%s/ours/%s/%s\n' "$ORCM_CACHE" "$(orcm_repo_key)" "$1"; }
+
 orcm_uml_krel() { cat "$1/include/config/kernel.release"; }
 
 # tree_tar FILE: the repository's sources (no .git, no build output) as a tar

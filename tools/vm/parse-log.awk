@@ -129,19 +129,20 @@ END {
 			mod = kmods[i]
 			if (!(mod in kbegun)) { fail("kunit:" mod, "not run"); continue }
 			cases = judge_kunit(mod)
-			if (!(mod in krc)) fail("kunit:" mod, "did not finish (VM died or hung)")
+			if (!(mod in krc) && (("kunit:" mod) in splat)) fail("kunit:" mod, "kernel splat: " splat["kunit:" mod] " (then the VM died)")
+			else if (!(mod in krc)) fail("kunit:" mod, "did not finish (VM died or hung)")
 			else if (krc[mod] == 99) fail("kunit:" mod, "rmmod failed")
 			else if (krc[mod] != 0) fail("kunit:" mod, "insmod failed, rc=" krc[mod])
 			else if (cases == 0) fail("kunit:" mod, "no KUnit test case ran")
-			if (("kunit:" mod) in splat) fail("kunit:" mod, "kernel splat: " splat["kunit:" mod])
+			if ((mod in krc) && (("kunit:" mod) in splat)) fail("kunit:" mod, "kernel splat: " splat["kunit:" mod])
 		}
 
 		ne = split(e2e, tests, " ")
 		for (i = 1; i <= ne; i++) {
 			t = tests[i]
 			if (!(t in ebegun)) fail("e2e:" t, "not run")
+			else if (("e2e:" t) in splat) fail("e2e:" t, "kernel splat: " splat["e2e:" t] ((t in erc) ? "" : " (then the VM died)"))
 			else if (!(t in erc)) fail("e2e:" t, "did not finish (VM died or hung)")
-			else if (("e2e:" t) in splat) fail("e2e:" t, "kernel splat: " splat["e2e:" t])
 			else if (erc[t] == 124 || erc[t] == 137) fail("e2e:" t, "timed out (rc=" erc[t] ")")
 			else if (erc[t] != 0) fail("e2e:" t, "rc=" erc[t])
 			else pass("e2e:" t)

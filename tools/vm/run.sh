@@ -90,15 +90,16 @@ KREL=$(orcm_uml_krel "$O")
 OURS_DIR=''
 if [ "$stack" = ours ]; then
 	OURS_DIR=$("$ORCM_REPO/tools/build-modules.sh" uml) ||
-		fail_all "our modules do not build for UML (log: $ORCM_CACHE/ours/uml.log)"
+		fail_all "our modules do not build for UML (log: $(orcm_ours_dir uml).log)"
 	for t in $kunit_list; do
 		[ -f "$OURS_DIR/tests/kunit/$t.ko" ] || log "warning: $t.ko was not built (CONFIG_KUNIT?)"
 	done
 fi
 
 # 2. Settings for the VM's init, in a file it reads through hostfs.
-RUN_DIR=$ORCM_CACHE/runs/$name
+RUN_DIR=$ORCM_CACHE/runs/$name-$$
 mkdir -p "$RUN_DIR"
+trap 'rm -rf "$RUN_DIR"' EXIT
 cat >"$RUN_DIR/env" <<EOF
 ORCM_STACK=$stack
 ORCM_MODE=$mode
