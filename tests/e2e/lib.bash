@@ -102,13 +102,16 @@ cm_id_listening() { cm_ids | grep -E "state LISTEN .*:$1( |$)"; }
 # cm_ids_empty: no CM id left anywhere.
 cm_ids_empty() { [ -z "$(cm_ids | grep -v '^$' || true)" ]; }
 
+# show LOGFILE: print a program's output, each line tagged with the file's name.
+show() { sed "s|^|  [$(basename "$1" .log)] |" "$1"; }
+
 # run_to LOGFILE SECONDS CMD...: run CMD with a deadline, output to LOGFILE and
 # to this test's output; returns CMD's status (124 = deadline).
 run_to() {
 	local out=$1 secs=$2 rc=0
 	shift 2
 	timeout -k 2 "$secs" "$@" >"$out" 2>&1 || rc=$?
-	sed "s|^|  [$(basename "$out" .log)] |" "$out"
+	show "$out"
 	return $rc
 }
 
@@ -128,4 +131,3 @@ wait_pid() {
 	return 124
 }
 
-show() { sed "s|^|  [$(basename "$1" .log)] |" "$1"; }

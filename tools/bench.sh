@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `make bench`: connection-setup benchmark, ours against the stock in-tree
+# rdma_cm/iw_cm/ib_cm, in one boot of the UML test VM (not part of `make check`).
+#
+#   tools/bench.sh [--quick] [--report-only]
+#
+#   --quick         small sizes (1 round, no 10,000-connection run): a smoke test
+#   --report-only   rebuild the report from build/bench/raw.txt, no VM
+#
+# Output, in build/bench/:
+#   table.txt       the table (also printed)
+#   results.json    every measurement and the summary (schema: README-section)
+#   results.csv     the summary, one metric per row
+#   plot.png        connections per second against concurrency, both stacks
+#   raw.txt         the VM's @@BENCH records;  console.log  the VM console
+#
+# Sizes (environment; defaults in brackets, ~10 min in all on 2 cores):
+#   ORCM_BENCH_ROUNDS [2]  ORCM_BENCH_SERIAL [200]  ORCM_BENCH_SWEEP ["1 4 16 64 256"]
+#   ORCM_BENCH_SWEEP_COUNT [300]  ORCM_BENCH_THREADS [4]  ORCM_BENCH_CONC [64]
+#   ORCM_BENCH_COUNTS ["1000 10000"]  ORCM_BENCH_IDS [1000]  ORCM_BENCH_LISTENERS [50]
+#   ORCM_BENCH_CMTIME_CONNS [50]  ORCM_BENCH_CMTIME_RUNS [2]  ORCM_BENCH_RXE [1]
+#   ORCM_BENCH_MEM [3G]  (guest memory: 10,000 siw connections need ~1.2 GiB here)
+#   The host's vm.max_map_count (65530 by default) caps the held siw
+#   connections at about 6,000: UML maps each vmalloc page separately. To run
+#   the full 10,000: sysctl -w vm.max_map_count=262144 (on the host).
+#   ORCM_BENCH_TIMEOUT [1700]  (seconds for the whole VM run)
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+quick=0 report_only=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) quick=1 ;;
+	--report-only) report_only=1 ;;
+	*) die "unknown option $1 (see the head of $0)" ;;
+	esac
+	shift
+done
+
+OUT=$ORCM_REPO/build/bench
+mkdir -p "$OUT"
+ensure_pkgs gnuplot-nox python3
+
+report() {
+	python3 "$ORCM_REPO/tools/bench/report.py" --raw "$OUT/raw.txt" --out "$OUT" \
+		--gnuplot "$ORCM_REPO/tools/bench/plot.gp" ${KCONFIG:+--kconfig "$KCONFIG"}
+}
+
+if [ "$report_only" = 1 ]; then
+	[ -f "$OUT/raw.txt" ] || die "no $OUT/raw.txt: run $0 first"
+	KCONFIG=$(ls "$OUT/kernel.config" 2>/dev/null || true)
+	report
+	exit 0
+fi
+
+if [ "$quick" = 1 ]; then
+	: "${ORCM_BENCH_ROUNDS:=1}" "${ORCM_BENCH_SERIAL:=50}" "${ORCM_BENCH_SWEEP:=1 16}"
+	: "${ORCM_BENCH_SWEEP_COUNT:=100}" "${ORCM_BENCH_COUNTS:=300}" "${ORCM_BENCH_IDS:=200}"
+	: "${ORCM_BENCH_LISTENERS:=10}" "${ORCM_BENCH_CMTIME_RUNS:=1}" "${ORCM_BENCH_MEM:=1G}"
+fi
+MEM=${ORCM_BENCH_MEM:-3G}
+VM_TIMEOUT=${ORCM_BENCH_TIMEOUT:-1700}
+
+# 1. The UML kernel (cached), our modules and the bench driver, built in
+#    private copies so that a concurrent `make check` keeps its own objects.
+O=$("$ORCM_REPO/tools/uml/build.sh") || die "the UML kernel did not build"
+KREL=$(orcm_uml_krel "$O")
+cp "$O/.config" "$OUT/kernel.config"
+KCONFIG=$OUT/kernel.config
+BDIR=$ORCM_CACHE/bench
+OURS=$BDIR/ours
+copy_tree "$OURS"
+log "building our modules for UML in $OURS"
+make -C "$OURS" KDIR="$O" ARCH=um -j"$ORCM_JOBS" modules >"$OURS.log" 2>&1 ||
+	{ tail -n 30 "$OURS.log" >&2; die "our modules do not build (log: $OURS.log)"; }
+MOD=$BDIR/mod
+rm -rf "$MOD"
+mkdir -p "$MOD"
+cp "$ORCM_REPO/tests/bench/Kbuild" "$ORCM_REPO/tests/bench/cm_bench.c" "$MOD/"
+log "building the bench driver in $MOD"
+make -C "$O" M="$MOD" ARCH=um -j"$ORCM_JOBS" modules >"$MOD.log" 2>&1 ||
+	{ tail -n 30 "$MOD.log" >&2; die "cm_bench.ko does not build (log: $MOD.log)"; }
+
+# 2. Settings for the VM, in a file its init reads through hostfs.
+RUN_DIR=$ORCM_CACHE/runs/bench
+rm -rf "$RUN_DIR"
+mkdir -p "$RUN_DIR/uml"
+{
+	echo "ORCM_REPO=$ORCM_REPO"
+	echo "ORCM_MODROOT=$O/modroot"
+	echo "ORCM_KREL=$KREL"
+	echo "ORCM_OURS_DIR=$OURS"
+	echo "ORCM_BENCH_DIR=$BDIR"
+	echo "ORCM_BENCH_KO=$MOD/cm_bench.ko"
+	echo "ORCM_BENCH_GUEST_TIMEOUT=$((VM_TIMEOUT - 30))"
+	# UML maps every vmalloc page with its own host mmap: this caps the
+	# number of siw connections the guest can hold (see guest.sh).
+	echo "ORCM_BENCH_HOST_MAX_MAP=$(cat /proc/sys/vm/max_map_count)"
+	for v in ROUNDS SERIAL SWEEP SWEEP_COUNT THREADS CONC COUNTS IDS LISTENERS \
+		CMTIME_CONNS CMTIME_RUNS RXE STEP_TIMEOUT; do
+		eval "val=\${ORCM_BENCH_$v:-}"
+		# shellcheck disable=SC2154 # set by the eval
+		[ -z "$val" ] || printf "ORCM_BENCH_%s='%s'\n" "$v" "$val"
+	done
+} >"$RUN_DIR/env"
+
+# 3. Boot. The console is UML's stdout; stdin is /dev/null (no terminal in CI).
+#    panic_on_warn=0: a splat is recorded and reported, the run goes on.
+LOG=$OUT/console.log
+log "booting UML (mem=$MEM, timeout ${VM_TIMEOUT}s; console: $LOG)"
+ulimit -c 0
+start=$(date +%s)
+setsid "$O/linux" mem="$MEM" root=/dev/root rootfstype=hostfs rootflags=/ ro \
+	init="$ORCM_REPO/tools/bench/guest-init.sh" con=null con0=fd:0,fd:1 \
+	panic_on_warn=0 uml_dir="$RUN_DIR/uml" umid=bench \
+	ORCM_ENV="$RUN_DIR/env" </dev/null >"$LOG" 2>&1 &
+uml=$!
+# Progress: the guest's "##" lines and the slot markers.
+tail -n +1 --pid="$uml" -f "$LOG" | tr -d '\r' |
+	grep --line-buffered -E '^## |@@BENCH (slot-|limit|splat|error|kmemleak count|end)' &
+tailer=$!
+timed_out=0
+while kill -0 "$uml" 2>/dev/null; do
+	if [ $(($(date +%s) - start)) -ge "$VM_TIMEOUT" ]; then
+		log "the VM is still running after ${VM_TIMEOUT}s: killing it"
+		timed_out=1
+		kill -KILL -- "-$uml" 2>/dev/null || true
+		break
+	fi
+	sleep 1
+done
+wait "$uml" 2>/dev/null || true
+kill -KILL -- "-$uml" 2>/dev/null || true
+wait "$tailer" 2>/dev/null || true
+log "VM ran $(($(date +%s) - start)) s (timed out: $timed_out)"
+
+# 4. The records, the splats with their context, the report.
+tr -d '\r' <"$LOG" | sed -n 's/^@@BENCH //p' >"$OUT/raw.txt"
+[ "$timed_out" = 0 ] || echo "error what=vm-timeout seconds=$VM_TIMEOUT" >>"$OUT/raw.txt"
+tr -d '\r' <"$LOG" | awk '
+	/WARNING:|BUG:|KASAN|Oops|general protection|circular locking|possible recursive|INFO: task|refcount_t:|corruption|UBSAN|Kernel panic|unreferenced object/ { n = 60 }
+	n > 0 { print; n-- }' >"$OUT/splats.txt"
+[ -s "$OUT/splats.txt" ] || rm -f "$OUT/splats.txt"
+report
+[ ! -f "$OUT/splats.txt" ] || log "kernel splats during the run: $OUT/splats.txt"

@@ -1,0 +1,460 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The connection-setup benchmark, inside the UML VM (tools/bench/guest-init.sh
+# runs it; tools/bench.sh boots the VM). In one boot it loads the stock
+# rdma_cm/iw_cm/ib_cm and then ours, alternately (stock, ours, stock, ours...),
+# and runs the same workloads against each:
+#
+#   siw   kernel driver (tests/bench/cm_bench.ko): serial connects, a
+#         concurrency sweep, 1,000 and 10,000 connections from several tasks
+#         (held, for kernel memory per connection, then torn down; the big
+#         run is capped to what guest memory and host vm.max_map_count allow),
+#         resolved
+#         ids and listening ids (memory); stock cmtime through rdma_ucm
+#   tcp   kernel TCP connect + 64-byte request/reply on the same veth pair
+#         (the floor for an iWARP host-stack CM), same workloads
+#   rxe   stock: kernel driver and cmtime; ours: one attempt, to record why not
+#
+# Topology: netns bchA (client: vA 198.18.0.1, siwA) <== veth ==> netns bchB
+# (server: vB 198.18.0.2, siwB). rxe works only in the initial namespace in
+# 6.12 (its UDP socket lives there), so it gets its own veth end there,
+# vR 198.18.2.1 with rxe0, and client and server share that one device.
+#
+# Every result goes to the console as one "@@BENCH <record> key=value..." line;
+# tools/bench/report.py turns them into the table, the JSON/CSV and the plot.
+set -uo pipefail
+
+: "${ORCM_BENCH_ROUNDS:=2}"           # rounds; each runs stock, then ours
+: "${ORCM_BENCH_SERIAL:=200}"         # serial connections (latency)
+: "${ORCM_BENCH_SWEEP:=1 4 16 64 256}" # concurrency levels of the sweep
+: "${ORCM_BENCH_SWEEP_COUNT:=300}"    # connections per sweep point
+: "${ORCM_BENCH_THREADS:=4}"          # tasks driving a concurrent run
+: "${ORCM_BENCH_CONC:=64}"            # connections in flight, throughput runs
+: "${ORCM_BENCH_COUNTS:=1000 10000}"  # throughput runs (held: memory)
+: "${ORCM_BENCH_IDS:=1000}"           # resolved ids (memory per id)
+: "${ORCM_BENCH_LISTENERS:=50}"       # listening ids (memory per listener)
+: "${ORCM_BENCH_CMTIME_CONNS:=50}"    # connections per cmtime run (siw: <= 71)
+: "${ORCM_BENCH_CMTIME_RUNS:=2}"      # cmtime runs per stack and round
+: "${ORCM_BENCH_RXE:=1}"              # 0: skip rxe
+: "${ORCM_BENCH_STEP_TIMEOUT:=300}"   # seconds any one command may take
+
+D=/run/orcm/debug/cm_bench
+TMPDIR=${TMPDIR:-/tmp}
+MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
+NS_C=bchA NS_S=bchB
+ADDR_C=198.18.0.1 ADDR_S=198.18.0.2 ADDR_R=198.18.2.1
+PORT_RDMA=7000 PORT_TCP=8000 PORT_LMEM=9000 PORT_RXE=7100
+PORT_CMTIME=7471 PORT_CMTIME_RXE=7472
+STACK='' ROUND=0
+
+emit() { echo "@@BENCH $*"; }
+log() { echo "## [$(now)] $*"; }
+now() { cut -d' ' -f1 /proc/uptime; }
+
+# kc NS COMMAND...: one command to the driver, written by a task in netns NS
+# ("-" = the initial namespace). The write returns when the command is done.
+kc() {
+	local ns=$1 rc=0
+	shift
+	if [ "$ns" = - ]; then
+		timeout -k 5 "$ORCM_BENCH_STEP_TIMEOUT" sh -c "echo '$*' > $D/ctl" || rc=$?
+	else
+		timeout -k 5 "$ORCM_BENCH_STEP_TIMEOUT" ip netns exec "$ns" sh -c "echo '$*' > $D/ctl" || rc=$?
+	fi
+	[ "$rc" -eq 0 ] || log "command failed (rc=$rc) in $ns: $*"
+	return "$rc"
+}
+
+# kc_threads NS THREADS COMMAND...: the same command from THREADS tasks at
+# once; the driver makes them share one run (threads=THREADS).
+kc_threads() {
+	local ns=$1 n=$2 i pids=() rc=0
+	shift 2
+	for ((i = 0; i < n; i++)); do
+		kc "$ns" "$* threads=$n" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || rc=1; done
+	return $rc
+}
+
+# results CONTEXT...: emit the driver's result lines, then forget them.
+results() {
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+		*" op=listen "* | *" op=unlisten "* | "kind=tcp op=listen"* | "kind=tcp op=unlisten"*) ;;
+		*) emit "res stack=$STACK round=$ROUND $* $line" ;;
+		esac
+	done <"$D/results"
+	echo clear >"$D/ctl"
+}
+
+# ---- memory ------------------------------------------------------------------
+# Quiet the machine before reading memory counters: earlier connections
+# reaped, RCU-freed objects gone, reclaimable caches dropped.
+settle() {
+	srv_wait 0
+	sleep 1
+	echo 2 >/proc/sys/vm/drop_caches
+	sleep 1
+}
+memsnap() { # PREFIX: kernel memory counters, in kB
+	awk -v p="$1" '/^Slab:/ {s = $2} /^SUnreclaim:/ {u = $2} /^VmallocUsed:/ {v = $2}
+		/^MemFree:/ {f = $2} /^MemAvailable:/ {a = $2}
+		END {printf "%sslab_kb=%d %ssunreclaim_kb=%d %svmalloc_kb=%d %smemfree_kb=%d %smemavail_kb=%d",
+			p, s, p, u, p, v, p, f, p, a}' /proc/meminfo
+	# Slab pages of the debugging caches (kmemleak, debugobjects).
+	awk -v p="$1" 'NR > 2 && ($1 == "kmemleak_object" || $1 == "debug_objects_cache") {d += $15 * $6 * 4}
+		END {printf " %sdbgslab_kb=%d", p, d}' /proc/slabinfo
+}
+# The same while connections are held (the server's count is not 0).
+settle_held() {
+	sleep 1
+	echo 2 >/proc/sys/vm/drop_caches
+	sleep 1
+}
+slabs() { awk 'NR > 2 {print $1, $15 * $6 * 4}' /proc/slabinfo; }
+# topslabs BEFORE AFTER: the caches that grew most, "name:kB,..."
+topslabs() {
+	awk 'NR == FNR {b[$1] = $2; next} {d = $2 - b[$1]; if (d > 0) print d, $1}' "$1" "$2" |
+		sort -rn | head -n 8 | awk '{printf "%s%s:%d", (NR > 1 ? "," : ""), $2, $1}'
+}
+
+# kv "k=v k=v" KEY: the value of KEY.
+kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# cap_count N KB_PER_CONN VMALLOC_PAGES_PER_CONN: CAP = N, or less if the
+# guest's memory or the host's map count would run out (emits a limit record).
+cap_count() {
+	local want=$1 per=$2 pages=$3 avail vpages maxmap by_mem by_maps
+	avail=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
+	vpages=$(($(awk '/^VmallocUsed:/ {print $2}' /proc/meminfo) / 4))
+	maxmap=${ORCM_BENCH_HOST_MAX_MAP:-65530}
+	by_mem=$(((avail - 131072) * 4 / 5 / per))
+	by_maps=$(((maxmap * 85 / 100 - vpages) / (pages > 0 ? pages : 1)))
+	CAP=$want
+	if [ "$by_mem" -lt "$CAP" ]; then
+		CAP=$((by_mem / 500 * 500))
+		emit "limit stack=$STACK round=$ROUND transport=siw what=conn requested=$want" \
+			"used=$CAP reason=guest-memory avail_kb=$avail per_conn_kb=$per"
+	fi
+	if [ "$by_maps" -lt "$CAP" ]; then
+		CAP=$((by_maps / 500 * 500))
+		emit "limit stack=$STACK round=$ROUND transport=siw what=conn requested=$want" \
+			"used=$CAP reason=host-vm.max_map_count max_map_count=$maxmap" \
+			"vmalloc_pages_now=$vpages vmalloc_pages_per_conn=$pages"
+	fi
+}
+
+# srv_wait N: wait (up to 60 s) until the server holds N connections.
+srv_wait() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		grep -q "srv_active=$1 " "$D/status" && return 0
+		sleep 0.1
+	done
+	log "server holds $(grep -o 'srv_active=[0-9]*' "$D/status"), want $1"
+	return 1
+}
+
+# ---- stacks --------------------------------------------------------------------
+intree() { modinfo -b "$ORCM_MODROOT" -k "$ORCM_KREL" -n "$1"; }
+
+load_stack() {
+	local m f
+	STACK=$1
+	if [ "$STACK" = stock ]; then
+		"${MP[@]}" rdma_ucm || return 1
+	else
+		for m in iw_cm rdma_cm; do
+			insmod "$ORCM_OURS_DIR/$m/$m.ko" || return 1
+		done
+		insmod "$(intree rdma_ucm)" || return 1
+	fi
+	# The in-tree modules carry no srcversion in sysfs (no MODULE_VERSION).
+	for m in rdma_cm iw_cm; do
+		if [ "$STACK" = stock ]; then f=$(intree $m); else f=$ORCM_OURS_DIR/$m/$m.ko; fi
+		if [ "$(cat /sys/module/$m/srcversion 2>/dev/null)" != "$(modinfo -F srcversion "$f")" ]; then
+			log "the loaded $m is not the $STACK one"
+			return 1
+		fi
+	done
+	insmod "$ORCM_BENCH_KO" max_server_conns=$((ORCM_BENCH_MAX_COUNT + 4096)) || return 1
+	emit "stack stack=$STACK round=$ROUND" \
+		"rdma_cm=$(cat /sys/module/rdma_cm/srcversion 2>/dev/null || echo in-tree)" \
+		"iw_cm=$(cat /sys/module/iw_cm/srcversion 2>/dev/null || echo in-tree) t=$(now)"
+}
+
+unload_stack() {
+	local m rc=0
+	for m in cm_bench rdma_ucm rdma_cm ib_cm iw_cm; do
+		[ -d /sys/module/$m ] || continue
+		rmmod $m || { log "rmmod $m failed"; rc=1; }
+	done
+	return $rc
+}
+
+# Kernel splats since the last call, one record per line that starts one.
+check_splats() {
+	local where=$1
+	dmesg -c >"$TMPDIR/dmesg.txt" 2>/dev/null || return 0
+	grep -E 'WARNING:|BUG:|BUG |KASAN|Oops|general protection|circular locking|possible recursive|INFO: task|refcount_t:|list_(add|del) corruption|UBSAN|Kernel panic|hung_task|INFO: lockdep|stack-out-of-bounds|use-after-free' \
+		"$TMPDIR/dmesg.txt" | head -n 20 | while IFS= read -r l; do
+		emit "splat where=$where text=$(echo "$l" | tr ' =' '_:' | cut -c1-300)"
+	done
+}
+
+# ---- topology ------------------------------------------------------------------
+setup_net() {
+	local n
+	for m in ib_core ib_uverbs siw rdma_rxe veth; do "${MP[@]}" $m || return 1; done
+	ip netns add $NS_C && ip netns add $NS_S || return 1
+	ip link add vA netns $NS_C type veth peer name vB netns $NS_S || return 1
+	for n in $NS_C $NS_S; do
+		ip -n $n link set lo up
+		# No TIME_WAIT sockets: they would pile up over the runs (ports,
+		# and memory that drains while the memory is being measured).
+		ip netns exec $n sysctl -qw net.ipv4.tcp_max_tw_buckets=0 \
+			net.ipv4.ip_local_port_range="1025 65000" net.core.somaxconn=4096 \
+			net.ipv4.tcp_max_syn_backlog=4096
+	done
+	ip -n $NS_C addr add $ADDR_C/24 dev vA
+	ip -n $NS_S addr add $ADDR_S/24 dev vB
+	ip -n $NS_C link set vA up
+	ip -n $NS_S link set vB up
+	ip netns exec $NS_C rdma link add siwA type siw netdev vA || return 1
+	ip netns exec $NS_S rdma link add siwB type siw netdev vB || return 1
+	if [ "$ORCM_BENCH_RXE" = 1 ]; then
+		sysctl -qw net.ipv4.tcp_max_tw_buckets=0 net.core.somaxconn=4096
+		ip link add vR type veth peer name vRp
+		ip addr add $ADDR_R/24 dev vR
+		ip link set vR up
+		ip link set vRp up
+		rdma link add rxe0 type rxe netdev vR || ORCM_BENCH_RXE=0
+	fi
+	for n in 1 2 3 4 5 6 7 8 9 10; do
+		ip netns exec $NS_C ping -c 1 -W 1 $ADDR_S >/dev/null 2>&1 && break
+	done
+	rdma link show
+}
+
+# ---- workloads -----------------------------------------------------------------
+siw_kernel() {
+	local c t n before after memb mema per pages first
+
+	kc $NS_S listen tag=L addr=$ADDR_S port=$PORT_RDMA backlog=1024 || return 1
+	kc $NS_S tcp_listen tag=T addr=$ADDR_S port=$PORT_TCP backlog=1024 || return 1
+	echo clear >"$D/ctl"
+
+	log "siw serial: $ORCM_BENCH_SERIAL connections"
+	kc $NS_C connect tag=serial dst=$ADDR_S port=$PORT_RDMA count="$ORCM_BENCH_SERIAL" window=1
+	results transport=siw workload=serial conc=1 threads=1
+	kc $NS_C tcp_connect tag=tserial dst=$ADDR_S port=$PORT_TCP count="$ORCM_BENCH_SERIAL" window=1
+	results transport=tcp workload=serial conc=1 threads=1
+
+	for c in $ORCM_BENCH_SWEEP; do
+		t=$((c < ORCM_BENCH_THREADS ? c : ORCM_BENCH_THREADS))
+		log "siw sweep: $ORCM_BENCH_SWEEP_COUNT connections, $c in flight, $t tasks"
+		kc_threads $NS_C $t connect tag=sweep$c dst=$ADDR_S port=$PORT_RDMA \
+			count="$ORCM_BENCH_SWEEP_COUNT" window="$c"
+		results transport=siw workload=sweep conc="$c" threads="$t"
+		kc $NS_C tcp_connect tag=tsweep$c dst=$ADDR_S port=$PORT_TCP \
+			count="$ORCM_BENCH_SWEEP_COUNT" window="$c"
+		results transport=tcp workload=sweep conc="$c" threads="$c"
+	done
+
+	# Resolved ids (no QP, no connection): memory per id.
+	n=$ORCM_BENCH_IDS
+	log "siw: $n resolved ids (memory)"
+	settle
+	slabs >"$TMPDIR/slab0"
+	memb=$(memsnap b_)
+	kc $NS_C connect tag=ids dst=$ADDR_S port=$PORT_RDMA count="$n" window=64 stop=route hold=1
+	settle
+	slabs >"$TMPDIR/slab1"
+	mema=$(memsnap a_)
+	emit "mem stack=$STACK round=$ROUND transport=siw what=id count=$n $memb $mema" \
+		"top=$(topslabs "$TMPDIR/slab0" "$TMPDIR/slab1")"
+	kc $NS_C release tag=ids window=64
+	results transport=siw workload=ids conc=64 threads=1
+
+	# Listening ids, the stack's default backlog: memory per listener.
+	n=$ORCM_BENCH_LISTENERS
+	log "siw: $n listening ids (memory)"
+	settle
+	slabs >"$TMPDIR/slab0"
+	memb=$(memsnap b_)
+	kc $NS_S listen tag=LM addr=$ADDR_S port=$PORT_LMEM count="$n" backlog=0
+	settle
+	slabs >"$TMPDIR/slab1"
+	mema=$(memsnap a_)
+	emit "mem stack=$STACK round=$ROUND transport=siw what=listen count=$n $memb $mema" \
+		"top=$(topslabs "$TMPDIR/slab0" "$TMPDIR/slab1")"
+	kc $NS_S unlisten tag=LM
+	echo clear >"$D/ctl"
+
+	# Throughput, held: memory per connection, then the teardown. A run
+	# larger than the first is capped to what the guest's memory and the
+	# host's vm.max_map_count allow (UML maps each vmalloc page of the
+	# kernel with its own host mmap; siw's queues are vmalloc'd).
+	t=$ORCM_BENCH_THREADS
+	c=$ORCM_BENCH_CONC
+	per=0 pages=0 first=1
+	for n in $ORCM_BENCH_COUNTS; do
+		settle
+		if [ "$first" = 0 ] && [ "$per" -gt 0 ]; then
+			cap_count "$n" "$per" "$pages"
+			n=$CAP
+			[ "$n" -ge 500 ] || continue
+		fi
+		log "siw throughput: $n connections, $c in flight, $t tasks (held)"
+		slabs >"$TMPDIR/slab0"
+		memb=$(memsnap b_)
+		kc_threads $NS_C "$t" connect tag=tput"$n" dst=$ADDR_S port=$PORT_RDMA \
+			count="$n" window="$c" hold=1
+		srv_wait "$n"
+		settle_held
+		slabs >"$TMPDIR/slab1"
+		mema=$(memsnap a_)
+		emit "mem stack=$STACK round=$ROUND transport=siw what=conn count=$n $memb $mema" \
+			"top=$(topslabs "$TMPDIR/slab0" "$TMPDIR/slab1")"
+		before=$(kv "$memb" b_memfree_kb)
+		after=$(kv "$mema" a_memfree_kb)
+		[ "$before" -gt "$after" ] && per=$(((before - after) / n + 1))
+		before=$(kv "$memb" b_vmalloc_kb)
+		after=$(kv "$mema" a_vmalloc_kb)
+		[ "$after" -gt "$before" ] && pages=$(((after - before) / 4 / n + 1))
+		kc_threads $NS_C "$t" release tag=tput"$n" window="$c"
+		results transport=siw workload=tput count="$n" conc="$c" threads="$t"
+		srv_wait 0
+		if [ "$first" = 1 ]; then
+			kc $NS_C tcp_connect tag=ttput"$n" dst=$ADDR_S port=$PORT_TCP count="$n" window="$c"
+			results transport=tcp workload=tput count="$n" conc="$c" threads="$c"
+		fi
+		first=0
+	done
+
+	kc $NS_S tcp_unlisten tag=T
+	kc $NS_S unlisten tag=L
+	echo clear >"$D/ctl"
+}
+
+# cmtime_run TRANSPORT PORT SERVER_PREFIX... -- CLIENT_PREFIX...: one run of
+# stock cmtime (server: -b addr; client: -s addr -c N), its step totals.
+cmtime_run() {
+	local transport=$1 addr=$2 port=$3 srvns=$4 clins=$5 spid out rc=0
+	local in_s=() in_c=()
+	[ "$srvns" = - ] || in_s=(ip netns exec "$srvns")
+	[ "$clins" = - ] || in_c=(ip netns exec "$clins")
+	out=$TMPDIR/cmtime.out
+	timeout -k 2 120 "${in_s[@]}" cmtime -b "$addr" -p "$port" >"$TMPDIR/cmtime-srv.out" 2>&1 &
+	spid=$!
+	for _ in $(seq 50); do
+		rdma res show cm_id 2>/dev/null | grep -q "state LISTEN .*:$port" && break
+		sleep 0.1
+	done
+	timeout -k 2 90 "${in_c[@]}" cmtime -s "$addr" -p "$port" -c "$ORCM_BENCH_CMTIME_CONNS" >"$out" 2>&1 || rc=$?
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	awk -v ctx="stack=$STACK round=$ROUND transport=$transport conns=$ORCM_BENCH_CMTIME_CONNS rc=$rc" '
+		/^failure|^event:|ERROR/ {fails++}
+		# "step: total-ms max-ms min-us us/conn" (max and min may run together)
+		/^[a-z ]+: +[0-9.]+ / {
+			split($0, kv, ":"); name = kv[1]; sub(/ +$/, "", name); gsub(/ /, "_", name)
+			n = split(kv[2], f, " ")
+			if (n >= 3) { total[name] = f[1]; perconn[name] = f[n]; names = names " " name }
+		}
+		END {
+			line = "cmtime " ctx " fails=" fails + 0
+			m = split(names, nm, " ")
+			for (i = 1; i <= m; i++)
+				line = line " " nm[i] "_ms=" total[nm[i]] " " nm[i] "_us_per_conn=" perconn[nm[i]]
+			print "@@BENCH " line
+		}' "$out"
+	sed 's/^/## cmtime: /' "$out" | grep -v 'failure creating qp' | head -n 20
+}
+
+rxe_kernel() {
+	local t=$ORCM_BENCH_THREADS c=$ORCM_BENCH_CONC line
+	if [ "$STACK" = ours ]; then
+		# No IB/RoCE path in ours yet: record what one attempt says.
+		kc - listen tag=RX addr=$ADDR_R port=$PORT_RXE backlog=1024
+		kc - connect tag=rxe1 dst=$ADDR_R port=$PORT_RXE count=1 window=1 timeout=20
+		line=$(grep 'op=connect' "$D/results" | head -n 1)
+		emit "na stack=ours round=$ROUND transport=rxe reason=$(echo "$line" | sed -n 's/.* err=\([^ ]*\).*/\1/p')"
+		results transport=rxe workload=probe conc=1 threads=1
+		kc - unlisten tag=RX
+		echo clear >"$D/ctl"
+		return
+	fi
+	kc - listen tag=RX addr=$ADDR_R port=$PORT_RXE backlog=1024 || return 1
+	echo clear >"$D/ctl"
+	log "rxe serial: $ORCM_BENCH_SERIAL connections"
+	kc - connect tag=rserial dst=$ADDR_R port=$PORT_RXE count="$ORCM_BENCH_SERIAL" window=1
+	results transport=rxe workload=serial conc=1 threads=1
+	for n in $ORCM_BENCH_COUNTS; do
+		[ "$n" -le 1000 ] || continue
+		log "rxe throughput: $n connections, $c in flight, $t tasks"
+		kc_threads - $t connect tag=rtput$n dst=$ADDR_R port=$PORT_RXE count="$n" window="$c"
+		results transport=rxe workload=tput count="$n" conc="$c" threads="$t"
+	done
+	kc - unlisten tag=RX
+	echo clear >"$D/ctl"
+}
+
+# ---- main ----------------------------------------------------------------------
+ORCM_BENCH_MAX_COUNT=0
+for n in $ORCM_BENCH_COUNTS $ORCM_BENCH_SERIAL $ORCM_BENCH_SWEEP_COUNT $ORCM_BENCH_IDS; do
+	[ "$n" -gt "$ORCM_BENCH_MAX_COUNT" ] && ORCM_BENCH_MAX_COUNT=$n
+done
+# Warnings and worse reach the console; the driver's info lines do not.
+echo 5 >/proc/sys/kernel/printk
+emit "info kernel=$(uname -r) mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)" \
+	"cpus=$(nproc) rounds=$ORCM_BENCH_ROUNDS serial=$ORCM_BENCH_SERIAL" \
+	"sweep=$(echo "$ORCM_BENCH_SWEEP" | tr ' ' ,) sweep_count=$ORCM_BENCH_SWEEP_COUNT" \
+	"threads=$ORCM_BENCH_THREADS conc=$ORCM_BENCH_CONC counts=$(echo "$ORCM_BENCH_COUNTS" | tr ' ' ,)" \
+	"ids=$ORCM_BENCH_IDS listeners=$ORCM_BENCH_LISTENERS cmtime_conns=$ORCM_BENCH_CMTIME_CONNS" \
+	"cmtime_runs=$ORCM_BENCH_CMTIME_RUNS cmtime=$(dpkg-query -W -f='${Version}' rdmacm-utils 2>/dev/null)"
+setup_net || { emit "error what=setup"; exit 1; }
+check_splats setup
+
+for ((ROUND = 1; ROUND <= ORCM_BENCH_ROUNDS; ROUND++)); do
+	for s in stock ours; do
+		emit "slot-begin stack=$s round=$ROUND t=$(now)"
+		if ! load_stack $s; then
+			emit "error stack=$s round=$ROUND what=load"
+			unload_stack
+			check_splats "$s/$ROUND"
+			continue
+		fi
+		siw_kernel || emit "error stack=$s round=$ROUND what=siw_kernel"
+		check_splats "$s/$ROUND/siw"
+		for ((i = 1; i <= ORCM_BENCH_CMTIME_RUNS; i++)); do
+			cmtime_run siw $ADDR_S $PORT_CMTIME $NS_S $NS_C
+		done
+		if [ "$ORCM_BENCH_RXE" = 1 ]; then
+			rxe_kernel || emit "error stack=$s round=$ROUND what=rxe_kernel"
+			if [ "$s" = stock ]; then
+				for ((i = 1; i <= ORCM_BENCH_CMTIME_RUNS; i++)); do
+					cmtime_run rxe $ADDR_R $PORT_CMTIME_RXE - -
+				done
+			fi
+		fi
+		unload_stack || emit "error stack=$s round=$ROUND what=unload"
+		check_splats "$s/$ROUND"
+		emit "slot-end stack=$s round=$ROUND t=$(now)"
+	done
+done
+
+# Leaks: kmemleak ignores objects younger than 5 s.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	echo scan >/sys/kernel/debug/kmemleak
+	n=$(grep -c '^unreferenced object' /sys/kernel/debug/kmemleak)
+	emit "kmemleak count=$n"
+	head -n 200 /sys/kernel/debug/kmemleak | sed 's/^/@@BENCH kmemleak-line /'
+fi
+check_splats end
+emit "end t=$(now)"

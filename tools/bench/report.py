@@ -1,0 +1,532 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the benchmark VM's @@BENCH records into the report.
+
+    report.py --raw build/bench/raw.txt --out build/bench [--gnuplot plot.gp]
+              [--kconfig kernel.config]
+
+Writes OUT/results.json (everything, schema "openrdma-cm/bench/v1"),
+OUT/results.csv (the summary, one metric per row), OUT/table.txt (printed
+too), OUT/sweep.dat and, with gnuplot, OUT/plot.png.
+
+Each round runs the same workloads on the stock stack and then on ours; every
+summary value is the median over the rounds (min and max are kept too).
+"""
+import argparse
+import csv
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+SCHEMA = "openrdma-cm/bench/v1"
+STACKS = ("stock", "ours")
+NA_SOFTRNIC = "n/a (not built yet)"
+
+
+def parse_kv(tokens):
+    rec = {}
+    for tok in tokens:
+        if "=" not in tok:
+            continue
+        k, v = tok.split("=", 1)
+        rec[k] = v
+    return rec
+
+
+def num(v):
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            return v
+
+
+def read_raw(path):
+    records, kmemleak_lines = [], []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            kind, _, rest = line.partition(" ")
+            if kind == "kmemleak-line":
+                kmemleak_lines.append(rest)
+                continue
+            rec = {k: num(v) for k, v in parse_kv(rest.split()).items()}
+            rec["record"] = kind
+            records.append(rec)
+    return records, kmemleak_lines
+
+
+class Series:
+    """Values of one metric over the rounds."""
+
+    def __init__(self):
+        self.values = []
+
+    def add(self, v):
+        if v is not None:
+            self.values.append(v)
+
+    def summary(self):
+        if not self.values:
+            return None
+        return {
+            "median": statistics.median(self.values),
+            "min": min(self.values),
+            "max": max(self.values),
+            "n": len(self.values),
+            "values": self.values,
+        }
+
+
+def ms(ns):
+    return None if ns in (None, "") else ns / 1e6
+
+
+def rate(count, start, end):
+    if not count or not start or not end or end <= start:
+        return None
+    return count / ((end - start) / 1e9)
+
+
+def collect(records):
+    """metrics[transport][stack][metric] -> Series; units[metric] -> unit."""
+    metrics, units = {}, {}
+
+    def put(transport, stack, metric, value, unit):
+        if value is None:
+            return
+        units[metric] = unit
+        (metrics.setdefault(transport, {}).setdefault(stack, {})
+         .setdefault(metric, Series()).add(value))
+
+    for r in records:
+        t, s = r.get("transport"), r.get("stack")
+        if r["record"] == "res":
+            w = r.get("workload")
+            op = r.get("op")
+            if w == "serial":
+                key = "serial"
+            elif w == "sweep":
+                key = "sweep%d" % r["conc"]
+            elif w == "tput":
+                key = "tput%d" % r["count"]
+            elif w == "ids":
+                key = "ids"
+            else:
+                continue
+            if op in ("connect", "resolve"):
+                put(t, s, key + ".cps",
+                    rate(r.get("ok"), r.get("start_ns"), r.get("end_ns")), "conn/s")
+                put(t, s, key + ".setup_p50_ms", ms(r.get("setup_p50_ns")), "ms")
+                put(t, s, key + ".setup_p99_ms", ms(r.get("setup_p99_ns")), "ms")
+                put(t, s, key + ".fail", r.get("fail"), "count")
+                if t != "tcp" and op == "connect":
+                    for ph in ("addr", "route", "qp", "connect", "connect_call"):
+                        put(t, s, "%s.%s_p50_ms" % (key, ph),
+                            ms(r.get(ph + "_p50_ns")), "ms")
+                if t == "tcp":
+                    put(t, s, key + ".tcp_connect_p50_ms", ms(r.get("connect_p50_ns")), "ms")
+                    put(t, s, key + ".teardown_p50_ms", ms(r.get("down_p50_ns")), "ms")
+            elif op == "teardown":
+                put(t, s, key + ".teardown_p50_ms", ms(r.get("down_p50_ns")), "ms")
+                put(t, s, key + ".teardown_p99_ms", ms(r.get("down_p99_ns")), "ms")
+                put(t, s, key + ".teardown_per_s",
+                    rate(r.get("ok", 0) + r.get("forced", 0), r.get("start_ns"),
+                         r.get("end_ns")), "conn/s")
+                put(t, s, key + ".teardown_forced", r.get("forced"), "count")
+        elif r["record"] == "mem":
+            what, n = r.get("what"), r.get("count")
+            if not n:
+                continue
+            unit_of = {"conn": "connection", "id": "id", "listen": "listener"}[what]
+            key = "mem.%s%s" % (what, n if what == "conn" else "")
+            for field, name in (("slab_kb", "slab"), ("sunreclaim_kb", "sunreclaim"),
+                                ("vmalloc_kb", "vmalloc"), ("dbgslab_kb", "dbgslab")):
+                b, a = r.get("b_" + field), r.get("a_" + field)
+                if b is None or a is None:
+                    continue
+                put(t, s, "%s.%s_kb_per_%s" % (key, name, unit_of), (a - b) / n,
+                    "kB/" + unit_of)
+            b, a = r.get("b_memfree_kb"), r.get("a_memfree_kb")
+            if b is not None and a is not None:
+                put(t, s, "%s.total_kb_per_%s" % (key, unit_of), (b - a) / n,
+                    "kB/" + unit_of)
+            b, a = r.get("b_slab_kb"), r.get("a_slab_kb")
+            db, da = r.get("b_dbgslab_kb"), r.get("a_dbgslab_kb")
+            if None not in (a, b, da, db):
+                put(t, s, "%s.slab_nodebug_kb_per_%s" % (key, unit_of),
+                    ((a - b) - (da - db)) / n, "kB/" + unit_of)
+        elif r["record"] == "cmtime":
+            steps = ("create_id", "resolve_addr", "resolve_route", "create_qp", "connect")
+            setup_ms = [r.get(st + "_ms") for st in steps]
+            for st in steps + ("disconnect", "destroy"):
+                put(t, s, "cmtime.%s_us_per_conn" % st, r.get(st + "_us_per_conn"), "us")
+            if all(isinstance(v, (int, float)) for v in setup_ms):
+                good = r.get("conns", 0) - r.get("fails", 0)
+                put(t, s, "cmtime.setup_cps", good / (sum(setup_ms) / 1e3), "conn/s")
+                put(t, s, "cmtime.connect_us_per_conn_ok",
+                    r.get("connect_ms") * 1e3 / good if good else None, "us")
+            put(t, s, "cmtime.fails", r.get("fails"), "count")
+    return metrics, units
+
+
+def summarize(metrics):
+    out = {}
+    for t, stacks in metrics.items():
+        out[t] = {}
+        for s, ms_ in stacks.items():
+            out[t][s] = {m: ser.summary() for m, ser in sorted(ms_.items())}
+        if all(s in stacks for s in STACKS):
+            ratio = {}
+            for m in sorted(set(stacks["stock"]) & set(stacks["ours"])):
+                a = out[t]["ours"][m]["median"]
+                b = out[t]["stock"][m]["median"]
+                if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b:
+                    ratio[m] = a / b
+            out[t]["ratio_ours_stock"] = ratio
+    return out
+
+
+def med(summary, t, s, m):
+    v = summary.get(t, {}).get(s, {}).get(m)
+    return v["median"] if v else None
+
+
+def fmt(v, spec="%.2f", na="-"):
+    if v is None:
+        return na
+    if isinstance(v, str):
+        return v
+    return spec % v
+
+
+def big_count(summary):
+    """The counts of the throughput runs, as run (the 10k one may be capped)."""
+    counts = set()
+    for t in summary.values():
+        for s in t.values():
+            for m in s:
+                if m.startswith("tput") and m.endswith(".cps"):
+                    counts.add(int(m[4:].split(".")[0]))
+    return sorted(counts)
+
+
+def kconfig_flags(path):
+    flags = []
+    if not path or not os.path.exists(path):
+        return flags
+    want = ("CONFIG_KASAN", "CONFIG_PROVE_LOCKING", "CONFIG_DEBUG_KMEMLEAK",
+            "CONFIG_DEBUG_OBJECTS", "CONFIG_DEBUG_LIST", "CONFIG_KASAN_VMALLOC")
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line.split("=")[0] in want and line.endswith("=y"):
+                flags.append(line.split("=")[0])
+    return flags
+
+
+def table(summary, info, na, limits, errors, splats, kmemleak, flags):
+    L = []
+    add = L.append
+    counts = big_count(summary)
+    add("openrdma-cm connection-setup benchmark: ours vs the stock in-tree stack, one VM boot")
+    add("VM: UML %s, %s MiB, %s CPU; %s rounds (stock, ours alternately); value = median over rounds"
+        % (info.get("kernel", "?"), int(info.get("mem_kb", 0)) // 1024, info.get("cpus", "?"),
+           info.get("rounds", "?")))
+    if flags:
+        add("Debug kernel (%s): absolute times are slow and memory is inflated; read the ratios."
+            % ", ".join(f.replace("CONFIG_", "") for f in flags))
+    add("")
+    add("Connection setup (kernel driver cm_bench.ko; client and server in two netns on one veth pair)")
+    conc = info.get("conc", "?")
+    hdr = ["transport", "stack"]
+    for n in counts:
+        hdr.append("conn/s %d@%s" % (n, conc))
+    hdr += ["setup p50 ms", "setup p99 ms", "teardown p50 ms"]
+    for n in counts[:1]:
+        hdr.append("teardown/s %d" % n)
+    rows = [hdr]
+
+    def row(t, s, label=None):
+        r = [t, label or s]
+        for n in counts:
+            r.append(fmt(med(summary, t, s, "tput%d.cps" % n), "%.0f"))
+        r.append(fmt(med(summary, t, s, "serial.setup_p50_ms"), "%.3f"))
+        r.append(fmt(med(summary, t, s, "serial.setup_p99_ms"), "%.3f"))
+        r.append(fmt(med(summary, t, s, "serial.teardown_p50_ms"), "%.3f"))
+        for n in counts[:1]:
+            r.append(fmt(med(summary, t, s, "tput%d.teardown_per_s" % n), "%.0f"))
+        return r
+
+    def ratio_row(t):
+        rt = summary.get(t, {}).get("ratio_ours_stock", {})
+        r = [t, "ours/stock"]
+        for n in counts:
+            r.append(fmt(rt.get("tput%d.cps" % n), "%.2fx"))
+        for m in ("serial.setup_p50_ms", "serial.setup_p99_ms", "serial.teardown_p50_ms"):
+            r.append(fmt(rt.get(m), "%.2fx"))
+        for n in counts[:1]:
+            r.append(fmt(rt.get("tput%d.teardown_per_s" % n), "%.2fx"))
+        return r
+
+    for s in STACKS:
+        rows.append(row("siw", s))
+    rows.append(ratio_row("siw"))
+    rows.append(Note("softrnic", "stock", NA_SOFTRNIC))
+    rows.append(Note("softrnic", "ours", NA_SOFTRNIC))
+    rows.append(row("rxe", "stock"))
+    reason = na.get(("rxe", "ours"))
+    rows.append(Note("rxe", "ours", "n/a (no IB/RoCE path in ours yet; rdma_cm says %s)"
+                     % (reason or "nothing: not run")))
+    rows.append(row("tcp", "stock", "kernel TCP (floor)"))
+    add(render(rows))
+    add("  rxe: rxe in 6.12 lives in the initial netns only: one rxe device, client and server on it (loopback).")
+    add("  softrnic (the host-stack iWARP model) does not exist yet. kernel TCP: connect + 64 B request/reply.")
+    add("")
+
+    # TCP floor multiples.
+    add("Our iWARP (siw) setup cost as a multiple of the kernel TCP floor (same veth pair, same driver)")
+    rows = [["metric", "stock siw", "ours siw", "kernel TCP", "stock/TCP", "ours/TCP"]]
+    tcp_stack = "stock"
+    pairs = [("serial.setup_p50_ms", "setup p50 ms (serial)", "%.3f", False),
+             ("serial.setup_p99_ms", "setup p99 ms (serial)", "%.3f", False),
+             ("serial.cps", "conn/s (serial)", "%.0f", True)]
+    for n in counts:
+        pairs.append(("tput%d.cps" % n, "conn/s (%d@%s)" % (n, conc), "%.0f", True))
+    for m, label, spec, inverse in pairs:
+        a = med(summary, "siw", "stock", m)
+        b = med(summary, "siw", "ours", m)
+        f = med(summary, "tcp", tcp_stack, m)
+        def mult(x):
+            if x is None or f is None or not x or not f:
+                return None
+            return f / x if inverse else x / f
+        rows.append([label, fmt(a, spec), fmt(b, spec), fmt(f, spec),
+                     fmt(mult(a), "%.1fx"), fmt(mult(b), "%.1fx")])
+    add(render(rows))
+    add("  (a multiple: how many times the TCP floor's time, or 1/x of its rate)")
+    add("")
+
+    # Memory.
+    add("Kernel memory (slab counters before/after, kB; a connection = both ends: 2 ids, 2 QPs, 2 sockets)")
+    rows = [["what", "metric", "stock", "ours", "ours/stock", "ours-stock"]]
+    mem_keys = []
+    for n in counts:
+        mem_keys.append(("mem.conn%d" % n, "per connection (%d held)" % n, "connection"))
+    mem_keys += [("mem.id", "per resolved id (%s, no QP)" % info.get("ids", "?"), "id"),
+                 ("mem.listen", "per listening id (%s, default backlog)" % info.get("listeners", "?"),
+                  "listener")]
+    for key, label, unit in mem_keys:
+        for name in ("slab", "slab_nodebug", "vmalloc", "total"):
+            m = "%s.%s_kb_per_%s" % (key, name, unit)
+            a = med(summary, "siw", "stock", m)
+            b = med(summary, "siw", "ours", m)
+            if a is None and b is None:
+                continue
+            rt = summary.get("siw", {}).get("ratio_ours_stock", {}).get(m)
+            diff = b - a if a is not None and b is not None else None
+            rows.append([label, name, fmt(a, "%.1f"), fmt(b, "%.1f"), fmt(rt, "%.2fx"),
+                         fmt(diff, "%+.1f")])
+            label = ""
+    add(render(rows))
+    add("  slab_nodebug: slab minus the kmemleak/debugobjects caches; total: MemFree delta (slab, vmalloc, pages)")
+    add("")
+
+    # Sweep.
+    sweep = sorted({int(m[5:].split(".")[0]) for t in summary.values() for s in t.values()
+                    for m in s if m.startswith("sweep") and m.endswith(".cps")})
+    if sweep:
+        add("Connections per second against concurrency (siw, %s connections per point; plot.png)"
+            % info.get("sweep_count", "?"))
+        rows = [["in flight", "stock", "ours", "ours/stock", "kernel TCP", "stock p50 ms", "ours p50 ms"]]
+        for c in sweep:
+            a = med(summary, "siw", "stock", "sweep%d.cps" % c)
+            b = med(summary, "siw", "ours", "sweep%d.cps" % c)
+            rows.append([str(c), fmt(a, "%.0f"), fmt(b, "%.0f"),
+                         fmt(b / a if a and b else None, "%.2fx"),
+                         fmt(med(summary, "tcp", "stock", "sweep%d.cps" % c), "%.0f"),
+                         fmt(med(summary, "siw", "stock", "sweep%d.setup_p50_ms" % c), "%.2f"),
+                         fmt(med(summary, "siw", "ours", "sweep%d.setup_p50_ms" % c), "%.2f")])
+        add(render(rows))
+        add("")
+
+    # Phases.
+    add("Where the serial setup time goes (siw, p50 ms)")
+    rows = [["phase", "stock", "ours", "ours/stock"]]
+    for ph, label in (("addr", "create id + resolve addr"), ("route", "resolve route"),
+                      ("qp", "create QP"), ("connect_call", "rdma_connect() call"),
+                      ("connect", "connect -> ESTABLISHED")):
+        m = "serial.%s_p50_ms" % ph
+        a = med(summary, "siw", "stock", m)
+        b = med(summary, "siw", "ours", m)
+        rows.append([label, fmt(a, "%.3f"), fmt(b, "%.3f"), fmt(b / a if a and b else None, "%.2fx")])
+    add(render(rows))
+    add("")
+
+    # cmtime.
+    if any("cmtime.setup_cps" in summary.get(t, {}).get(s, {}) for t in ("siw", "rxe") for s in STACKS):
+        add("Stock cmtime through rdma_ucm (%s connections per run, lockstep phases; us per connection)"
+            % info.get("cmtime_conns", "?"))
+        rows = [["step", "siw stock", "siw ours", "ours/stock", "rxe stock"]]
+        for st in ("create_id", "resolve_addr", "resolve_route", "create_qp", "connect",
+                   "disconnect", "destroy"):
+            m = "cmtime.%s_us_per_conn" % st
+            a = med(summary, "siw", "stock", m)
+            b = med(summary, "siw", "ours", m)
+            rows.append([st.replace("_", " "), fmt(a, "%.0f"), fmt(b, "%.0f"),
+                         fmt(b / a if a and b else None, "%.2fx"), fmt(med(summary, "rxe", "stock", m), "%.0f")])
+        a = med(summary, "siw", "stock", "cmtime.setup_cps")
+        b = med(summary, "siw", "ours", "cmtime.setup_cps")
+        rows.append(["setup conn/s", fmt(a, "%.0f"), fmt(b, "%.0f"),
+                     fmt(b / a if a and b else None, "%.2fx"),
+                     fmt(med(summary, "rxe", "stock", "cmtime.setup_cps"), "%.0f")])
+        rows.append(["failed", fmt(med(summary, "siw", "stock", "cmtime.fails"), "%d"),
+                     fmt(med(summary, "siw", "ours", "cmtime.fails"), "%d"), "",
+                     fmt(med(summary, "rxe", "stock", "cmtime.fails"), "%d")])
+        add(render(rows))
+        add("")
+
+    add("Limits, errors, kernel splats")
+    if limits:
+        for r in limits:
+            add("  limit: %s %s round %s: %s connections requested, %s run (%s; %s kB available, %s kB per connection)"
+                % (r.get("transport"), r.get("stack"), r.get("round"), r.get("requested"),
+                   r.get("used"), r.get("reason"), r.get("avail_kb"), r.get("per_conn_kb")))
+    fails = [(t, s, m, v["max"]) for t, st in summary.items() for s, ms_ in st.items()
+             if s in STACKS for m, v in ms_.items()
+             if v and (m.endswith(".fail") or m.endswith("forced")) and v["max"]]
+    for t, s, m, v in fails:
+        add("  failures: %s %s %s: up to %s in a round" % (t, s, m, v))
+    for r in errors:
+        add("  error: " + " ".join("%s=%s" % (k, v) for k, v in r.items() if k != "record"))
+    for r in splats:
+        add("  splat (%s): %s" % (r.get("where"), str(r.get("text", "")).replace("_", " ")))
+    add("  kmemleak: %s unreferenced objects at the end" % (kmemleak if kmemleak is not None else "not scanned"))
+    if not (limits or fails or errors or splats):
+        add("  none")
+    return "\n".join(L) + "\n"
+
+
+class Note(list):
+    """A table row whose third cell is free text spanning the other columns."""
+
+    def __init__(self, *cells):
+        super().__init__(cells)
+
+
+def render(rows):
+    widths = [max(len(str(r[i])) for r in rows if i < len(r) and not isinstance(r, Note))
+              for i in range(len(rows[0]))]
+    out = []
+    for n, r in enumerate(rows):
+        if isinstance(r, Note):
+            out.append("  ".join([r[0].ljust(widths[0]), r[1].ljust(widths[1]), r[2]]))
+            continue
+        out.append("  ".join(str(c).ljust(widths[i]) if i < 2 else str(c).rjust(widths[i])
+                             for i, c in enumerate(r)).rstrip())
+        if n == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def write_sweep(summary, path):
+    sweep = sorted({int(m[5:].split(".")[0]) for t in summary.values() for s in t.values()
+                    for m in s if m.startswith("sweep") and m.endswith(".cps")})
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("# concurrency, then median/min/max conn/s of: siw stock, siw ours, kernel TCP\n")
+        for c in sweep:
+            vals = [str(c)]
+            for t, s in (("siw", "stock"), ("siw", "ours"), ("tcp", "stock")):
+                v = summary.get(t, {}).get(s, {}).get("sweep%d.cps" % c)
+                vals += ["%.1f" % v[k] if v else "NaN" for k in ("median", "min", "max")]
+            f.write(" ".join(vals) + "\n")
+    return bool(sweep)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--raw", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--gnuplot")
+    ap.add_argument("--kconfig")
+    args = ap.parse_args()
+
+    records, kmemleak_lines = read_raw(args.raw)
+    info = next((r for r in records if r["record"] == "info"), {})
+    metrics, units = collect(records)
+    summary = summarize(metrics)
+    na = {(r.get("transport"), r.get("stack")): r.get("reason")
+          for r in records if r["record"] == "na"}
+    limits = [r for r in records if r["record"] == "limit"]
+    errors = [r for r in records if r["record"] == "error"]
+    splats = [r for r in records if r["record"] == "splat"]
+    km = next((r.get("count") for r in records if r["record"] == "kmemleak"), None)
+    flags = kconfig_flags(args.kconfig)
+
+    os.makedirs(args.out, exist_ok=True)
+    summary.setdefault("softrnic", {})["status"] = NA_SOFTRNIC
+    summary.setdefault("rxe", {})["ours_status"] = "n/a (no IB/RoCE path yet: %s)" % (
+        na.get(("rxe", "ours")) or "not run")
+    doc = {
+        "schema": SCHEMA,
+        "generated_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "environment": {"vm": info, "kernel_debug_options": flags},
+        "units": units,
+        "summary": summary,
+        "limits": limits,
+        "errors": errors,
+        "splats": splats,
+        "kmemleak": {"count": km, "report": kmemleak_lines},
+        "records": records,
+    }
+    with open(os.path.join(args.out, "results.json"), "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1, sort_keys=False)
+        f.write("\n")
+
+    with open(os.path.join(args.out, "results.csv"), "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["transport", "stack", "metric", "unit", "median", "min", "max", "rounds"])
+        for t in sorted(summary):
+            for s in ("stock", "ours", "ratio_ours_stock"):
+                block = summary[t].get(s)
+                if not isinstance(block, dict):
+                    continue
+                for m in sorted(block):
+                    v = block[m]
+                    if s == "ratio_ours_stock":
+                        w.writerow([t, "ours/stock", m, "ratio", "%.4g" % v, "", "", ""])
+                    elif v:
+                        w.writerow([t, s, m, units.get(m, ""), "%.6g" % v["median"],
+                                    "%.6g" % v["min"], "%.6g" % v["max"], v["n"]])
+        w.writerow(["softrnic", "ours", "all", "", NA_SOFTRNIC, "", "", ""])
+        w.writerow(["rxe", "ours", "all", "", summary["rxe"]["ours_status"], "", "", ""])
+
+    text = table(summary, info, na, limits, errors, splats, km, flags)
+    with open(os.path.join(args.out, "table.txt"), "w", encoding="utf-8") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+    dat = os.path.join(args.out, "sweep.dat")
+    if write_sweep(summary, dat) and args.gnuplot:
+        png = os.path.join(args.out, "plot.png")
+        subtitle = "UML VM, %s rounds, %s connections per point; median, bars: min-max" % (
+            info.get("rounds", "?"), info.get("sweep_count", "?"))
+        try:
+            subprocess.run(["gnuplot", "-e", "datafile='%s'; outfile='%s'; subtitle='%s'"
+                            % (dat, png, subtitle), args.gnuplot], check=True)
+            print("plot: %s" % png)
+        except (OSError, subprocess.CalledProcessError) as e:
+            print("gnuplot failed: %s" % e, file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
