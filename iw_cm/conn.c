@@ -151,6 +151,7 @@ int iw_cm_listen(struct iw_cm_id *cm_id, int backlog)
 	cm_id->m_local_addr = cm_id->local_addr;
 	cm_id->m_remote_addr = cm_id->remote_addr;
 	spin_lock_irq(&priv->lock);
+	priv->max_elems = min(backlog, IWCM_LISTEN_ELEMS_MAX);
 	priv->state = IWCM_LISTEN;
 	spin_unlock_irq(&priv->lock);
 

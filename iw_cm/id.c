@@ -80,6 +80,7 @@ struct iwcm_id_priv *iwcm_alloc_id(struct ib_device *device,
 	init_waitqueue_head(&priv->waitq);
 	spin_lock_init(&priv->lock);
 	priv->state = IWCM_IDLE;
+	priv->max_elems = IWCM_CONN_ELEMS_MAX;
 	INIT_LIST_HEAD(&priv->pending);
 	INIT_LIST_HEAD(&priv->free_elems);
 	iwcm_event_init_id(priv);
@@ -136,7 +137,10 @@ int iwcm_pool_fill(struct iwcm_id_priv *priv, unsigned int nr)
 	}
 }
 
-/* Take an element: from the pool, else GFP_ATOMIC. Caller holds the lock. */
+/*
+ * Take an element: from the pool, else GFP_ATOMIC while the id owns fewer
+ * than its max_elems; NULL beyond. Caller holds the lock.
+ */
 struct iwcm_elem *iwcm_pool_get(struct iwcm_id_priv *priv)
 {
 	struct iwcm_elem *elem;
@@ -147,6 +151,10 @@ struct iwcm_elem *iwcm_pool_get(struct iwcm_id_priv *priv)
 	if (elem) {
 		list_del(&elem->entry);
 		return elem;
+	}
+	if (priv->nr_elems >= priv->max_elems) {
+		priv->refused++;
+		return NULL;
 	}
 	elem = kzalloc(sizeof(*elem), GFP_ATOMIC);
 	if (elem)

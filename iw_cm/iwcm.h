@@ -28,6 +28,12 @@
 #define IWCM_ACTIVE_ELEMS	4	/* CONNECT_REPLY, DISCONNECT, CLOSE, spare */
 #define IWCM_PASSIVE_ELEMS	3	/* ESTABLISHED, DISCONNECT, CLOSE */
 #define IWCM_LISTEN_ELEMS_MAX	1024	/* cap on the backlog's elements */
+/*
+ * Cap on the elements of a connection's id: its events are few (a reply or
+ * establishment, a disconnect, a close), so a provider that upcalls more
+ * has gone wrong, and gets -ENOMEM rather than unbounded memory.
+ */
+#define IWCM_CONN_ELEMS_MAX	16
 
 enum iwcm_state {
 	IWCM_IDLE,		/* not bound to a connection */
@@ -80,6 +86,14 @@ struct iwcm_id_priv {
 	struct list_head pending;	/* iwcm_elem, oldest first */
 	struct list_head free_elems;	/* iwcm_elem pool */
 	unsigned int nr_elems;		/* elements owned, pending or free */
+	/*
+	 * Most elements the id may own. A listener's is its backlog: each
+	 * queued CONNECT_REQUEST holds one until the user's handler has run,
+	 * so a flood beyond the backlog is refused (-ENOMEM to the provider,
+	 * which refuses the connection), never met with more GFP_ATOMIC.
+	 */
+	unsigned int max_elems;
+	unsigned long refused;		/* upcalls refused for want of one */
 	u8 *reply_pd;			/* U8_MAX bytes for CONNECT_REPLY data */
 };
 

@@ -57,10 +57,33 @@ struct cma_device {
  * - @lock (spinlock) protects @state.
  * - @handler_mutex serialises calls of id.event_handler with each other,
  *   with rdma_destroy_id() and with the consumer's rdma_lock_handler().
- * - cma_lock protects @device_item/@listen_any_item, @listen_item,
- *   @listen_list and @cma_dev changes.
- * - @qp_mutex protects id.qp.
+ * - @qp_mutex protects id.qp and the option fields that share bytes with
+ *   bitfields: @tos, @tos_set, @timeout, @timeout_set, @min_rnr_timer,
+ *   @min_rnr_timer_set.
  * - the port space lock protects @bind_list and @node.
+ *
+ * References (@refcount): one is the id's own, dropped by the destroy path
+ * (cma_release()); every piece of asynchronous work in flight holds one
+ * (queued event work, address resolution, a DEVICE_REMOVAL delivery), and
+ * every per-device child of a wildcard listener holds one on its parent
+ * (@parent). cma_release() waits for the count to reach zero before it
+ * frees; so a reference may only be taken while the id's own is known to
+ * be held (for a device's id list: the id is on it).
+ *
+ * The lists an id sits on, each with one owner (all under cma_lock):
+ * - @device_item on cma_dev->id_list: linked by cma_attach_dev(); unlinked
+ *   by cma_unlink_dev() from cma_release() *before* the id's own reference
+ *   is dropped (so cma_remove_one() never finds an id whose count may be
+ *   zero), or by cma_remove_one() when it takes the id in hand. The device
+ *   reference it stands for is dropped by cma_release() (cma_detach_dev()).
+ * - @listen_any_item on cma_listen_any (a wildcard listener, no device):
+ *   linked by rdma_listen(), unlinked by cma_cancel_listens() only.
+ * - @listen_item on the parent's @listen_list (a per-device child):
+ *   linked by cma_listen_on_dev(). Whoever unlinks a child destroys it,
+ *   always through rdma_destroy_id(): cma_cancel_listens() (the parent
+ *   stops listening), cma_remove_one() (its device goes away), or
+ *   cma_destroy_doomed() (the device refused to listen); the others then
+ *   leave it alone.
  */
 struct rdma_id_private {
 	struct rdma_cm_id	id;
@@ -121,7 +144,8 @@ struct rdma_id_private {
 	struct work_struct	work;		/* cma_work_handler */
 	struct rdma_cm_event	work_event;	/* event @work delivers */
 	enum rdma_cm_state	work_old, work_new; /* state change of @work */
-	struct rdma_id_private	*parent;	/* internal listener's parent */
+	/* A per-device child's wildcard listener; holds a reference on it. */
+	struct rdma_id_private	*parent;
 	bool			afonly_set;
 	/* 1 while addr_req holds a reference; cleared by whoever drops it. */
 	atomic_t		addr_busy;
@@ -172,7 +196,7 @@ struct rdma_id_private *cma_id_alloc(struct net *net,
 				     void *context,
 				     enum rdma_ucm_port_space ps,
 				     enum ib_qp_type qp_type,
-				     const struct rdma_id_private *parent);
+				     struct rdma_id_private *parent);
 void cma_destroy_handler_locked(struct rdma_id_private *id_priv);
 int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *ev);
 void cma_queue_event(struct rdma_id_private *id_priv,
@@ -182,6 +206,7 @@ void cma_queue_event(struct rdma_id_private *id_priv,
 /* Devices (device.c). */
 void cma_attach_dev(struct rdma_id_private *id_priv,
 		    struct cma_device *cma_dev, u32 port);
+void cma_unlink_dev(struct rdma_id_private *id_priv);
 void cma_detach_dev(struct rdma_id_private *id_priv);
 int cma_acquire_dev_by_addr(struct rdma_id_private *id_priv);
 void cma_dev_get(struct cma_device *cma_dev);
@@ -192,10 +217,18 @@ int cma_device_init(void);
 void cma_device_exit(void);
 
 /* Listening (listen.c). */
-void cma_listen_on_dev(struct rdma_id_private *id_priv,
-		       struct cma_device *cma_dev);
+int cma_listen_on_dev(struct rdma_id_private *id_priv,
+		      struct cma_device *cma_dev, struct list_head *doomed);
+void cma_destroy_doomed(struct list_head *doomed);
 void cma_cancel_listens(struct rdma_id_private *id_priv);
 extern struct list_head cma_listen_any;
+
+/* Live ids, for the leak checks of the tests (debugfs.c). */
+void cma_ids_inc(void);
+void cma_ids_dec(void);
+long cma_ids_live(void);
+void cma_debugfs_init(void);
+void cma_debugfs_exit(void);
 
 /* Connection calls (conn.c). */
 enum cma_pd_op { CMA_PD_CONNECT, CMA_PD_ACCEPT, CMA_PD_REJECT };

@@ -112,6 +112,17 @@ int rdma_connect_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
 }
 EXPORT_SYMBOL(rdma_connect_ece);
 
+/* Move the id's QP, if the CM owns one, to ERROR. */
+static void cma_qp_to_err(struct rdma_id_private *id_priv)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	mutex_lock(&id_priv->qp_mutex);
+	if (id_priv->id.qp)
+		ib_modify_qp(id_priv->id.qp, &attr, IB_QP_STATE);
+	mutex_unlock(&id_priv->qp_mutex);
+}
+
 /* Called with the id's handler_mutex held (from its handler, or locked). */
 int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
@@ -143,6 +154,8 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	return 0;
 
 reject:
+	/* The QP must not carry traffic of a connection we refuse. */
+	cma_qp_to_err(id_priv);
 	rdma_reject(id, NULL, 0, 0);
 	return ret;
 }

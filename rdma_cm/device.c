@@ -41,6 +41,21 @@ void cma_attach_dev(struct rdma_id_private *id_priv,
 	rdma_restrack_add(&id_priv->res);
 }
 
+/*
+ * Take @id_priv off its device's id list (cma_priv.h: the list's rules).
+ * The device stays attached (id.device, the reference) until
+ * cma_detach_dev(); the id is simply no longer found by cma_remove_one().
+ */
+void cma_unlink_dev(struct rdma_id_private *id_priv)
+{
+	mutex_lock(&cma_lock);
+	/* Without a device, device_item is listen_any_item: not ours here. */
+	if (id_priv->cma_dev)
+		list_del_init(&id_priv->device_item);
+	mutex_unlock(&cma_lock);
+}
+
+/* Drop the device of a dying id (its last user is gone). */
 void cma_detach_dev(struct rdma_id_private *id_priv)
 {
 	struct cma_device *cma_dev;
@@ -58,9 +73,13 @@ void cma_detach_dev(struct rdma_id_private *id_priv)
 	cma_dev_put(cma_dev);
 }
 
-/* Whether @port of @device carries the netdev @ifindex of @net. */
-static bool cma_port_has_netdev(struct ib_device *device, u32 port,
-				struct net *net, int ifindex)
+/*
+ * Whether @port of @device serves the netdev @bound: the port's own netdev,
+ * or (@upper) one stacked on it at any depth (VLAN, macvlan, bond). An
+ * iWARP or RoCE RNIC sits on the real device; addresses live on its uppers.
+ */
+static bool cma_port_serves(struct ib_device *device, u32 port,
+			    struct net_device *bound, bool upper)
 {
 	struct net_device *ndev;
 	bool match;
@@ -68,49 +87,113 @@ static bool cma_port_has_netdev(struct ib_device *device, u32 port,
 	ndev = ib_device_get_netdev(device, port);
 	if (!ndev)
 		return false;
-	match = ndev->ifindex == ifindex && net_eq(dev_net(ndev), net);
+	if (!upper) {
+		match = ndev == bound;
+	} else {
+		rcu_read_lock();
+		match = netdev_has_upper_dev_all_rcu(ndev, bound);
+		rcu_read_unlock();
+	}
 	dev_put(ndev);
 	return match;
 }
 
+/* The device and port that serve @bound, exact netdev first; cma_lock. */
+static struct cma_device *cma_find_port(struct net *net,
+					struct net_device *bound, u32 *port)
+{
+	struct cma_device *cma_dev;
+	int upper;
+	u32 p;
+
+	lockdep_assert_held(&cma_lock);
+	for (upper = 0; upper < 2; upper++) {
+		list_for_each_entry(cma_dev, &cma_dev_list, list) {
+			if (cma_dev->removing ||
+			    !rdma_dev_access_netns(cma_dev->device, net))
+				continue;
+			rdma_for_each_port(cma_dev->device, p) {
+				if (cma_port_serves(cma_dev->device, p, bound,
+						    upper)) {
+					*port = p;
+					return cma_dev;
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
 /*
- * Bind @id_priv to the device port that carries the netdev its address
- * resolved or bound to (dev_addr.bound_dev_if). -ENODEV if no RDMA device
- * sits on that netdev.
+ * A loopback address (127/8, ::1) has no RDMA netdev: as in-tree, take the
+ * first device with an ACTIVE port, else the first device's port 1; cma_lock.
+ */
+static struct cma_device *cma_find_loopback_port(struct net *net, u32 *port)
+{
+	struct cma_device *cma_dev, *first = NULL;
+	enum ib_port_state state;
+	u32 p;
+
+	lockdep_assert_held(&cma_lock);
+	list_for_each_entry(cma_dev, &cma_dev_list, list) {
+		if (cma_dev->removing ||
+		    !rdma_dev_access_netns(cma_dev->device, net))
+			continue;
+		if (!first)
+			first = cma_dev;
+		rdma_for_each_port(cma_dev->device, p) {
+			if (!ib_get_cached_port_state(cma_dev->device, p,
+						      &state) &&
+			    state == IB_PORT_ACTIVE) {
+				*port = p;
+				return cma_dev;
+			}
+		}
+	}
+	if (first)
+		*port = rdma_start_port(first->device);
+	return first;
+}
+
+/*
+ * Bind @id_priv to the device port that serves the netdev its address
+ * resolved or bound to (dev_addr.bound_dev_if): the RDMA device on that
+ * netdev or on a device below it; for the loopback netdev, the first active
+ * device. -ENODEV if there is none.
  */
 int cma_acquire_dev_by_addr(struct rdma_id_private *id_priv)
 {
 	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	struct net *net = cma_net(id_priv);
 	struct cma_device *cma_dev;
-	u32 port;
+	struct net_device *bound;
+	u32 port = 0;
+
+	bound = dev_get_by_index(net, dev_addr->bound_dev_if);
+	if (!bound)
+		return -ENODEV;
 
 	mutex_lock(&cma_lock);
 	if (id_priv->cma_dev) {
 		mutex_unlock(&cma_lock);
+		dev_put(bound);
 		return 0;
 	}
-	list_for_each_entry(cma_dev, &cma_dev_list, list) {
-		if (cma_dev->removing ||
-		    !rdma_dev_access_netns(cma_dev->device, net))
-			continue;
-		rdma_for_each_port(cma_dev->device, port) {
-			if (!cma_port_has_netdev(cma_dev->device, port, net,
-						 dev_addr->bound_dev_if))
-				continue;
-			cma_attach_dev(id_priv, cma_dev, port);
-			mutex_unlock(&cma_lock);
-			return 0;
-		}
-	}
+	cma_dev = cma_find_port(net, bound, &port);
+	if (!cma_dev && (bound->flags & IFF_LOOPBACK))
+		cma_dev = cma_find_loopback_port(net, &port);
+	if (cma_dev)
+		cma_attach_dev(id_priv, cma_dev, port);
 	mutex_unlock(&cma_lock);
-	return -ENODEV;
+	dev_put(bound);
+	return cma_dev ? 0 : -ENODEV;
 }
 
 static int cma_add_one(struct ib_device *device)
 {
 	struct rdma_id_private *id_priv;
 	struct cma_device *cma_dev;
+	LIST_HEAD(doomed);
 
 	cma_dev = kzalloc(sizeof(*cma_dev), GFP_KERNEL);
 	if (!cma_dev)
@@ -121,18 +204,25 @@ static int cma_add_one(struct ib_device *device)
 	init_completion(&cma_dev->comp);
 	ib_set_client_data(device, &cma_client, cma_dev);
 
+	/*
+	 * Wildcard listeners follow the new device. One it refuses keeps
+	 * listening on the others (cma_listen_on_dev() says why); in-tree
+	 * fails the whole device for rdma_cm instead.
+	 */
 	mutex_lock(&cma_lock);
 	list_add_tail(&cma_dev->list, &cma_dev_list);
 	list_for_each_entry(id_priv, &cma_listen_any, listen_any_item)
-		cma_listen_on_dev(id_priv, cma_dev);
+		cma_listen_on_dev(id_priv, cma_dev, &doomed);
 	mutex_unlock(&cma_lock);
+	cma_destroy_doomed(&doomed);
 	return 0;
 }
 
 /*
- * Tell the consumer that the device of @id_priv is going away. The consumer
- * must destroy the id (or return non-zero so that we do); the removal waits
- * for that.
+ * Tell the consumer that the device of @id_priv is going away. The caller
+ * holds a reference, which this drops. The consumer must destroy the id,
+ * or return non-zero so that we do: the removal waits for every id of the
+ * device to be destroyed.
  */
 static void cma_send_device_removal(struct rdma_id_private *id_priv)
 {
@@ -146,21 +236,28 @@ static void cma_send_device_removal(struct rdma_id_private *id_priv)
 	if (old != RDMA_CM_DESTROYING && old != RDMA_CM_DEVICE_REMOVAL)
 		WRITE_ONCE(id_priv->state, RDMA_CM_DEVICE_REMOVAL);
 	spin_unlock_irqrestore(&id_priv->lock, flags);
-	if (old == RDMA_CM_DESTROYING || old == RDMA_CM_DEVICE_REMOVAL) {
-		mutex_unlock(&id_priv->handler_mutex);
-		return;
-	}
+	if (old == RDMA_CM_DESTROYING || old == RDMA_CM_DEVICE_REMOVAL)
+		goto out_unlock;
+
 	if (cma_deliver(id_priv, &ev)) {
+		/*
+		 * Destroy waits for the count to reach zero: drop ours first.
+		 * The id's own reference stands (destroy needs handler_mutex).
+		 */
+		cma_id_put(id_priv);
 		cma_destroy_handler_locked(id_priv);
 		return;
 	}
+out_unlock:
 	mutex_unlock(&id_priv->handler_mutex);
+	cma_id_put(id_priv);
 }
 
 static void cma_remove_one(struct ib_device *device, void *client_data)
 {
 	struct cma_device *cma_dev = client_data;
 	struct rdma_id_private *id_priv;
+	bool destroy;
 
 	mutex_lock(&cma_lock);
 	cma_dev->removing = true;
@@ -170,20 +267,27 @@ static void cma_remove_one(struct ib_device *device, void *client_data)
 					   struct rdma_id_private, device_item);
 		list_del_init(&id_priv->device_item);
 		if (id_priv->internal_id) {
-			/* A listener of ours: whoever unlinks it destroys it. */
+			/*
+			 * A wildcard listener's child: whoever unlinks it from
+			 * the parent destroys it. If cma_cancel_listens() got
+			 * there first, it is destroying the child right now.
+			 */
+			destroy = !list_empty(&id_priv->listen_item);
 			list_del_init(&id_priv->listen_item);
 			mutex_unlock(&cma_lock);
-			rdma_destroy_id(&id_priv->id);
+			if (destroy)
+				rdma_destroy_id(&id_priv->id);
 		} else {
+			/* Listed, so its own reference stands (cma_release()). */
 			cma_id_get(id_priv);
 			mutex_unlock(&cma_lock);
 			cma_send_device_removal(id_priv);
-			cma_id_put(id_priv);
 		}
 		mutex_lock(&cma_lock);
 	}
 	mutex_unlock(&cma_lock);
 
+	/* Every id of the device is destroyed when the last one detaches. */
 	cma_dev_put(cma_dev);
 	wait_for_completion(&cma_dev->comp);
 	kfree(cma_dev);

@@ -67,7 +67,7 @@ struct rdma_id_private *cma_id_alloc(struct net *net,
 				     void *context,
 				     enum rdma_ucm_port_space ps,
 				     enum ib_qp_type qp_type,
-				     const struct rdma_id_private *parent)
+				     struct rdma_id_private *parent)
 {
 	struct rdma_id_private *id_priv;
 
@@ -99,14 +99,17 @@ struct rdma_id_private *cma_id_alloc(struct net *net,
 	rdma_restrack_new(&id_priv->res, RDMA_RESTRACK_CM_ID);
 	if (parent) {
 		id_priv->afonly = parent->afonly;
+		mutex_lock(&parent->qp_mutex);
 		id_priv->tos = parent->tos;
 		id_priv->tos_set = parent->tos_set;
 		id_priv->timeout = parent->timeout;
 		id_priv->timeout_set = parent->timeout_set;
 		id_priv->min_rnr_timer = parent->min_rnr_timer;
 		id_priv->min_rnr_timer_set = parent->min_rnr_timer_set;
+		mutex_unlock(&parent->qp_mutex);
 		rdma_restrack_parent_name(&id_priv->res, &parent->res);
 	}
+	cma_ids_inc();
 	return id_priv;
 }
 
@@ -214,6 +217,11 @@ static void cma_release(struct rdma_id_private *id_priv,
 		id_priv->cm_id.iw = NULL;
 	}
 
+	/*
+	 * Off the device's id list while the id's own reference still
+	 * stands: cma_remove_one() takes references only on listed ids.
+	 */
+	cma_unlink_dev(id_priv);
 	/* Drop the id's own reference and wait out work in flight. */
 	cma_id_put(id_priv);
 	wait_for_completion(&id_priv->comp);
@@ -221,11 +229,14 @@ static void cma_release(struct rdma_id_private *id_priv,
 	cma_ps_unbind(id_priv);
 	rdma_restrack_del(&id_priv->res);
 	cma_detach_dev(id_priv);
+	if (id_priv->parent)
+		cma_id_put(id_priv->parent);
 	kfree(id_priv->id.route.path_rec);
 	kfree(id_priv->id.route.path_rec_inbound);
 	kfree(id_priv->id.route.path_rec_outbound);
 	put_net(cma_net(id_priv));
 	kfree(id_priv);
+	cma_ids_dec();
 }
 
 /*

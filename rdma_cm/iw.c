@@ -97,8 +97,13 @@ static int cma_iw_conn_request(struct iw_cm_id *iw_id,
 	if (iw_ev->event != IW_CM_EVENT_CONNECT_REQUEST)
 		return 0;
 
+	/*
+	 * A per-device child pins its parent (@owner), whose destroy
+	 * destroys the child, and so waits for this call to return.
+	 */
 	mutex_lock(&listen_id->handler_mutex);
-	if (cma_state(listen_id) != RDMA_CM_LISTEN) {
+	if (cma_state(listen_id) != RDMA_CM_LISTEN ||
+	    cma_state(owner) != RDMA_CM_LISTEN) {
 		ret = -ECONNABORTED;
 		goto out_unlock;
 	}
@@ -172,8 +177,10 @@ static struct iw_cm_id *cma_iw_create(struct rdma_id_private *id_priv,
 	iw_id = iw_create_cm_id(id_priv->id.device, handler, id_priv);
 	if (IS_ERR(iw_id))
 		return iw_id;
+	mutex_lock(&id_priv->qp_mutex);
 	iw_id->tos = id_priv->tos;
 	iw_id->tos_set = id_priv->tos_set;
+	mutex_unlock(&id_priv->qp_mutex);
 	iw_id->afonly = id_priv->afonly;
 	memcpy(&iw_id->local_addr, cma_src_addr(id_priv),
 	       sizeof(iw_id->local_addr));

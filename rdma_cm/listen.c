@@ -38,11 +38,15 @@ static u32 cma_listen_port(struct ib_device *device)
 
 /*
  * Add an internal listener for wildcard listener @id_priv on @cma_dev. A
- * device that cannot take it (no iWARP port, or the driver refuses) is
- * skipped with a message: the other devices keep listening.
+ * device without a port we can dispatch to, or out of the listener's
+ * namespace, is skipped (0). Returns the error of a device that refuses
+ * (the driver's, e.g. -EADDRINUSE, or -ENOMEM); the refused child is then
+ * off the parent's list and chained on @doomed through its listen_item,
+ * for the caller to destroy with cma_destroy_doomed() once it has dropped
+ * cma_lock.
  */
-void cma_listen_on_dev(struct rdma_id_private *id_priv,
-		       struct cma_device *cma_dev)
+int cma_listen_on_dev(struct rdma_id_private *id_priv,
+		      struct cma_device *cma_dev, struct list_head *doomed)
 {
 	struct rdma_id_private *child;
 	u32 port;
@@ -51,17 +55,19 @@ void cma_listen_on_dev(struct rdma_id_private *id_priv,
 	lockdep_assert_held(&cma_lock);
 	if (cma_dev->removing ||
 	    !rdma_dev_access_netns(cma_dev->device, cma_net(id_priv)))
-		return;
+		return 0;
 	port = cma_listen_port(cma_dev->device);
 	if (!port)
-		return;
+		return 0;
 
 	child = cma_id_alloc(cma_net(id_priv), id_priv->id.event_handler,
 			     id_priv->id.context, id_priv->id.ps,
 			     id_priv->id.qp_type, id_priv);
 	if (!child)
-		return;
+		return -ENOMEM;
 	child->internal_id = 1;
+	/* The child's requests reach the parent's handler: pin the parent. */
+	cma_id_get(id_priv);
 	child->parent = id_priv;
 	child->state = RDMA_CM_LISTEN;
 	child->backlog = id_priv->backlog;
@@ -79,20 +85,32 @@ void cma_listen_on_dev(struct rdma_id_private *id_priv,
 	if (ret) {
 		dev_warn(&cma_dev->device->dev,
 			 "rdma_cm: cannot listen on port %u: %d\n", port, ret);
-		list_del_init(&child->listen_item);
+		/*
+		 * Unlinked by us, so destroyed by us (cma_priv.h); off the
+		 * device's list too, so that cma_remove_one() leaves it be.
+		 */
 		list_del_init(&child->device_item);
-		child->cma_dev = NULL;
-		child->id.device = NULL;
-		cma_dev_put(cma_dev);
-		rdma_restrack_del(&child->res);
-		put_net(cma_net(child));
-		kfree(child);
+		list_move_tail(&child->listen_item, doomed);
+	}
+	return ret;
+}
+
+/* Destroy the refused children that cma_listen_on_dev() chained. */
+void cma_destroy_doomed(struct list_head *doomed)
+{
+	struct rdma_id_private *child, *tmp;
+
+	list_for_each_entry_safe(child, tmp, doomed, listen_item) {
+		list_del_init(&child->listen_item);
+		rdma_destroy_id(&child->id);
 	}
 }
 
 /*
- * Stop the listeners that a wildcard listener @id_priv owns. Called while
- * destroying it, after it left the LISTEN state.
+ * Stop the listeners that a wildcard listener @id_priv owns: no device added
+ * from now on gets one, and every child still on the parent's list is
+ * destroyed here. Called by the destroy path, or by rdma_listen() undoing a
+ * failed wildcard listen.
  */
 void cma_cancel_listens(struct rdma_id_private *id_priv)
 {
@@ -120,6 +138,7 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 {
 	struct rdma_id_private *id_priv = to_id_priv(id);
 	struct cma_device *cma_dev;
+	LIST_HEAD(doomed);
 	int ret;
 
 	if (cma_state(id_priv) == RDMA_CM_IDLE) {
@@ -147,12 +166,25 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 		return 0;
 	}
 
+	/*
+	 * Every device listens, or none: as in-tree, a device that refuses
+	 * (port taken, no memory) fails the call and undoes the others.
+	 */
+	ret = 0;
 	mutex_lock(&cma_lock);
 	INIT_LIST_HEAD(&id_priv->listen_list);
 	list_add_tail(&id_priv->listen_any_item, &cma_listen_any);
-	list_for_each_entry(cma_dev, &cma_dev_list, list)
-		cma_listen_on_dev(id_priv, cma_dev);
+	list_for_each_entry(cma_dev, &cma_dev_list, list) {
+		ret = cma_listen_on_dev(id_priv, cma_dev, &doomed);
+		if (ret)
+			break;
+	}
 	mutex_unlock(&cma_lock);
+	if (ret) {
+		cma_destroy_doomed(&doomed);
+		cma_cancel_listens(id_priv);
+		goto err_state;
+	}
 	return 0;
 
 err_state:

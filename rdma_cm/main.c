@@ -31,12 +31,14 @@ static int __init cma_init(void)
 	ret = cma_ps_init();
 	if (ret)
 		goto err_addr;
+	cma_debugfs_init();
 	ret = cma_device_init();
 	if (ret)
-		goto err_ps;
+		goto err_debugfs;
 	return 0;
 
-err_ps:
+err_debugfs:
+	cma_debugfs_exit();
 	cma_ps_exit();
 err_addr:
 	cma_addr_exit();
@@ -48,6 +50,7 @@ err_wq:
 static void __exit cma_exit(void)
 {
 	cma_device_exit();
+	cma_debugfs_exit();
 	cma_ps_exit();
 	cma_addr_exit();
 	destroy_workqueue(cma_wq);

@@ -15,8 +15,10 @@ void rdma_set_service_type(struct rdma_cm_id *id, int tos)
 {
 	struct rdma_id_private *id_priv = to_id_priv(id);
 
+	mutex_lock(&id_priv->qp_mutex);
 	id_priv->tos = (u8)tos;
 	id_priv->tos_set = true;
+	mutex_unlock(&id_priv->qp_mutex);
 }
 EXPORT_SYMBOL(rdma_set_service_type);
 
@@ -68,8 +70,10 @@ int rdma_set_ack_timeout(struct rdma_cm_id *id, u8 timeout)
 
 	if (!cma_reliable_qp(id->qp_type) || id->qp_type == IB_QPT_XRC_TGT)
 		return -EINVAL;
+	mutex_lock(&id_priv->qp_mutex);
 	id_priv->timeout = timeout;
 	id_priv->timeout_set = true;
+	mutex_unlock(&id_priv->qp_mutex);
 	return 0;
 }
 EXPORT_SYMBOL(rdma_set_ack_timeout);
@@ -82,8 +86,10 @@ int rdma_set_min_rnr_timer(struct rdma_cm_id *id, u8 min_rnr_timer)
 		return -EINVAL;
 	if (min_rnr_timer > 31)
 		return -EINVAL;
+	mutex_lock(&id_priv->qp_mutex);
 	id_priv->min_rnr_timer = min_rnr_timer;
 	id_priv->min_rnr_timer_set = true;
+	mutex_unlock(&id_priv->qp_mutex);
 	return 0;
 }
 EXPORT_SYMBOL(rdma_set_min_rnr_timer);

@@ -11,6 +11,17 @@
 #include "cma_priv.h"
 #include "ps.h"
 
+/*
+ * Whether binding to @addr binds a device. As in-tree, neither the wildcard
+ * nor a loopback address does: an id bound to 127.0.0.1 or ::1 listens on
+ * every device, and resolving a loopback destination takes the first
+ * active device (cma_acquire_dev_by_addr()).
+ */
+static bool cma_has_dev_addr(const struct sockaddr *addr)
+{
+	return !cma_any_addr(addr) && !cma_loopback_addr(addr);
+}
+
 static bool cma_family_ok(const struct sockaddr *addr)
 {
 	return addr->sa_family == AF_INET || addr->sa_family == AF_INET6;
@@ -46,7 +57,7 @@ int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 
 	memset(cma_src_addr(id_priv), 0, sizeof(id->route.addr.src_addr));
 	memcpy(cma_src_addr(id_priv), addr, len);
-	if (!cma_any_addr(addr)) {
+	if (cma_has_dev_addr(addr)) {
 		ret = cma_addr_translate(addr, dev_addr);
 		if (ret)
 			goto err_state;
@@ -58,7 +69,7 @@ int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 		goto err_state;
 
 	/* Last, as binding to a device cannot be undone quietly (restrack). */
-	if (!cma_any_addr(addr)) {
+	if (cma_has_dev_addr(addr)) {
 		ret = cma_acquire_dev_by_addr(id_priv);
 		if (ret)
 			goto err_unbind;

@@ -99,8 +99,18 @@ siw_active() {
 cm_ids() { rdma res show cm_id; }
 # cm_id_listening PORT: a listening id on PORT is listed.
 cm_id_listening() { cm_ids | grep -E "state LISTEN .*:$1( |$)"; }
-# cm_ids_empty: no CM id left anywhere.
-cm_ids_empty() { [ -z "$(cm_ids | grep -v '^$' || true)" ]; }
+# cm_ids_empty: no CM id left anywhere. restrack only lists ids attached to a
+# device, so on our stack the count of every live id (debugfs) must be 0 too.
+# A query that fails is a failure, never an empty list.
+ORCM_IDS_FILE=/sys/kernel/debug/rdma_cm/ids
+cm_ids_empty() {
+	local out n
+	out=$(cm_ids) || return 1
+	[ -z "$(grep -v '^$' <<<"$out" || true)" ] || return 1
+	[ "${ORCM_STACK:-}" = ours ] || return 0
+	n=$(cat "$ORCM_IDS_FILE") || return 1
+	[ "$n" -eq 0 ]
+}
 
 # show LOGFILE: print a program's output, each line tagged with the file's name.
 show() { sed "s|^|  [$(basename "$1" .log)] |" "$1"; }
@@ -130,4 +140,3 @@ wait_pid() {
 	wait "$pid" 2>/dev/null || true
 	return 124
 }
-

@@ -600,6 +600,49 @@ static void iwcm_test_conn_request_not_listening(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->nr_log, 0);
 }
 
+/*
+ * A connect flood on a listener whose user is slow: requests queue up to
+ * the backlog, and every one beyond is refused at once (-ENOMEM to the
+ * provider) instead of allocating more; once the queue drains, requests
+ * are taken again. The parameter is the backlog.
+ */
+static void iwcm_test_listen_flood(struct kunit *test)
+{
+	const int *backlog = test->param_value;
+	struct fake_ctx *ctx = test->priv;
+	struct iw_cm_id *listener = new_id(test);
+	int i, cookie, refused = 0;
+
+	KUNIT_ASSERT_EQ(test, 0, iw_cm_listen(listener, *backlog));
+	ctx->conn_req_ret = -ECONNREFUSED;	/* iw_cm rejects each one */
+	block_worker(test);
+	for (i = 0; i < *backlog + 20; i++)
+		if (inject(listener, IW_CM_EVENT_CONNECT_REQUEST, 0, "x", 1,
+			   &cookie) == -ENOMEM)
+			refused++;
+	KUNIT_EXPECT_EQ(test, refused, 20);
+	KUNIT_EXPECT_LE(test, to_iwcm(listener)->nr_elems, (unsigned int)*backlog);
+	KUNIT_EXPECT_EQ(test, to_iwcm(listener)->refused, 20UL);
+
+	complete_all(&ctx->gate);
+	iwcm_flush_events();
+	KUNIT_EXPECT_EQ(test, ctx->n_reject, *backlog);
+	/* Drained: the listener takes requests again. */
+	KUNIT_EXPECT_EQ(test, 0, inject(listener, IW_CM_EVENT_CONNECT_REQUEST,
+					0, NULL, 0, &cookie));
+	iwcm_flush_events();
+	KUNIT_EXPECT_EQ(test, ctx->n_reject, *backlog + 1);
+}
+
+static const int flood_backlogs[] = { 1, 4, 64 };
+
+static void flood_desc(const int *b, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "backlog %d", *b);
+}
+
+KUNIT_ARRAY_PARAM(flood, flood_backlogs, flood_desc);
+
 static void iwcm_test_listener_destroyed_with_queued_request(struct kunit *test)
 {
 	struct fake_ctx *ctx = test->priv;
@@ -1252,6 +1295,7 @@ static struct kunit_case iwcm_test_cases[] = {
 	KUNIT_CASE(iwcm_test_conn_request_handler_refuses),
 	KUNIT_CASE(iwcm_test_conn_request_not_listening),
 	KUNIT_CASE(iwcm_test_listener_destroyed_with_queued_request),
+	KUNIT_CASE_PARAM(iwcm_test_listen_flood, flood_gen_params),
 	KUNIT_CASE(iwcm_test_accept_established),
 	KUNIT_CASE(iwcm_test_accept_failures),
 	KUNIT_CASE(iwcm_test_accept_upcall_inside),
