@@ -12,9 +12,11 @@
  * RDMA_NL_IWCM, used with iwpmd by hardware RNICs) that the in-tree
  * iw_cm.ko carries. Without it every id's mapped addresses equal its own
  * (m_local_addr == local_addr, m_remote_addr == remote_addr), which is
- * what the in-tree module does too while no iwpmd is running. The
- * net.iw_cm.default_backlog sysctl is the module parameter
- * default_backlog here.
+ * what the in-tree module does too while no iwpmd is running.
+ *
+ * The listen backlog used when iw_cm_listen() is given 0 is the sysctl
+ * net.iw_cm.default_backlog, as in-tree, also settable as the module
+ * parameter default_backlog (at load time).
  *
  * Files: id.c (ids, references, event pool, destroy), conn.c (the
  * connection API), event.c (provider upcalls, queue and worker), msg.c
@@ -24,14 +26,30 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sysctl.h>
+#include <net/net_namespace.h>
 
 #include "iwcm.h"
 
-/* Read with READ_ONCE(); written only through sysfs. */
+/* Read with READ_ONCE(); written through the sysctl or sysfs. */
 unsigned int iwcm_default_backlog = 256;
 module_param_named(default_backlog, iwcm_default_backlog, uint, 0644);
 MODULE_PARM_DESC(default_backlog,
-		 "Listen backlog used when iw_cm_listen() is given 0 (default 256)");
+		 "Listen backlog used when iw_cm_listen() is given 0 (default 256; also net.iw_cm.default_backlog)");
+
+static struct ctl_table iwcm_ctl_table[] = {
+	{
+		.procname	= "default_backlog",
+		.data		= &iwcm_default_backlog,
+		.maxlen		= sizeof(iwcm_default_backlog),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= SYSCTL_INT_MAX,
+	},
+};
+
+static struct ctl_table_header *iwcm_ctl_hdr;
 
 static int __init iwcm_init(void)
 {
@@ -40,12 +58,18 @@ static int __init iwcm_init(void)
 	ret = iwcm_event_init();
 	if (ret)
 		return ret;
-	pr_debug("loaded\n");
+	iwcm_ctl_hdr = register_net_sysctl(&init_net, "net/iw_cm",
+					   iwcm_ctl_table);
+	if (!iwcm_ctl_hdr) {
+		iwcm_event_exit();
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 static void __exit iwcm_exit(void)
 {
+	unregister_net_sysctl_table(iwcm_ctl_hdr);
 	iwcm_event_exit();
 }
 
