@@ -28,7 +28,11 @@ VISIBLE_IF_KUNIT int cma_iw_handler(struct iw_cm_id *iw_id,
 
 	switch (iw_ev->event) {
 	case IW_CM_EVENT_CLOSE:
-		cma_comp_exch(id_priv, RDMA_CM_CONNECT, RDMA_CM_DISCONNECT);
+		/*
+		 * As in-tree, the id stays in CONNECT (what `rdma res show
+		 * cm_id` reports) until it is destroyed: iWARP has no
+		 * disconnect handshake for the CM to track.
+		 */
 		ev.event = RDMA_CM_EVENT_DISCONNECTED;
 		break;
 	case IW_CM_EVENT_CONNECT_REPLY:

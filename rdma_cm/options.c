@@ -29,9 +29,12 @@ int rdma_set_reuseaddr(struct rdma_cm_id *id, int reuse)
 	int ret = -EINVAL;
 
 	spin_lock_irqsave(&id_priv->lock, flags);
-	/* Once bound, reuse can only be turned on (before listening). */
+	/*
+	 * As in-tree: off only before binding; on in any state but LISTEN
+	 * (the port space reads the flag whenever another id binds).
+	 */
 	if (id_priv->state == RDMA_CM_IDLE ||
-	    (reuse && id_priv->state == RDMA_CM_ADDR_BOUND)) {
+	    (reuse && id_priv->state != RDMA_CM_LISTEN)) {
 		id_priv->reuseaddr = !!reuse;
 		ret = 0;
 	}

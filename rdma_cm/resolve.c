@@ -189,6 +189,9 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	struct rdma_id_private *id_priv = to_id_priv(id);
 	struct rdma_cm_event ev = { .event = RDMA_CM_EVENT_ROUTE_RESOLVED };
 
+	/* As in-tree, a zero timeout is refused whatever the transport. */
+	if (!timeout_ms)
+		return -EINVAL;
 	if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_RESOLVED, RDMA_CM_ROUTE_QUERY))
 		return -EINVAL;
 

@@ -653,6 +653,14 @@ static void cmk_test_loopback_first_active(struct kunit *test)
 
 	id = cmk_resolved(test, c, mock);
 	KUNIT_EXPECT_EQ(test, id->port_num, 1U);
+
+	/* As in-tree: a zero route timeout is refused, the id unchanged. */
+	KUNIT_EXPECT_EQ(test, rdma_resolve_route(id, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cma_state(to_id_priv(id)),
+			RDMA_CM_ADDR_RESOLVED);
+	/* reuseaddr: on in any state but LISTEN, off only when idle. */
+	KUNIT_EXPECT_EQ(test, rdma_set_reuseaddr(id, 1), 0);
+	KUNIT_EXPECT_EQ(test, rdma_set_reuseaddr(id, 0), -EINVAL);
 }
 
 /* A wildcard listen that a device refuses fails as a whole and is undone. */
