@@ -26,6 +26,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "iwcm.h"
+#include "trace.h"
 
 static struct workqueue_struct *iwcm_wq;
 
@@ -64,6 +65,7 @@ static int iwcm_deliver(struct iwcm_id_priv *priv, struct iw_cm_id *target,
 	spin_unlock_irq(&priv->lock);
 
 	ret = priv->id.cm_handler(target, event);
+	trace_iwcm_deliver(target, event, ret);
 
 	spin_lock_irq(&priv->lock);
 	priv->handler_task = NULL;
@@ -378,9 +380,7 @@ int iwcm_provider_event(struct iw_cm_id *id, struct iw_cm_event *event)
 	}
 out:
 	spin_unlock_irqrestore(&priv->lock, flags);
-	if (ret)
-		pr_debug("event %d for id %p not queued: %d\n", event->event,
-			 priv, ret);
+	trace_iwcm_upcall(id, event, ret);
 	return ret;
 }
 

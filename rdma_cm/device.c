@@ -10,6 +10,7 @@
 #include <rdma/ib_addr.h>
 
 #include "cma_priv.h"
+#include "trace.h"
 
 /* All cma_devices; cma_lock. */
 LIST_HEAD(cma_dev_list);
@@ -39,6 +40,7 @@ void cma_attach_dev(struct rdma_id_private *id_priv,
 	dev_addr->transport = rdma_node_get_transport(cma_dev->device->node_type);
 	list_add_tail(&id_priv->device_item, &cma_dev->id_list);
 	rdma_restrack_add(&id_priv->res);
+	trace_cm_id_attach(id_priv, cma_dev->device);
 }
 
 /*
@@ -195,6 +197,7 @@ static int cma_add_one(struct ib_device *device)
 	struct cma_device *cma_dev;
 	LIST_HEAD(doomed);
 
+	trace_cm_add_one(device);
 	cma_dev = kzalloc(sizeof(*cma_dev), GFP_KERNEL);
 	if (!cma_dev)
 		return -ENOMEM;
@@ -259,6 +262,7 @@ static void cma_remove_one(struct ib_device *device, void *client_data)
 	struct rdma_id_private *id_priv;
 	bool destroy;
 
+	trace_cm_remove_one(device);
 	mutex_lock(&cma_lock);
 	cma_dev->removing = true;
 	list_del(&cma_dev->list);

@@ -15,6 +15,7 @@
 
 #include "cma_priv.h"
 #include "ps.h"
+#include "trace.h"
 
 bool cma_comp_exch(struct rdma_id_private *id_priv, enum rdma_cm_state comp,
 		   enum rdma_cm_state exch)
@@ -153,9 +154,9 @@ int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *ev)
 	int ret;
 
 	lockdep_assert_held(&id_priv->handler_mutex);
-	pr_debug("id %p: event %s (%d), status %d\n", &id_priv->id,
-		 rdma_event_msg(ev->event), ev->event, ev->status);
+	trace_cm_event_handler(id_priv, ev);
 	ret = id_priv->id.event_handler(&id_priv->id, ev);
+	trace_cm_event_done(id_priv, ev, ret);
 	WARN_ON_ONCE(ret && id_priv->internal_id);
 	return ret;
 }
@@ -251,6 +252,7 @@ void cma_destroy_handler_locked(struct rdma_id_private *id_priv)
 	lockdep_assert_held(&id_priv->handler_mutex);
 	old_state = cma_exch(id_priv, RDMA_CM_DESTROYING);
 	mutex_unlock(&id_priv->handler_mutex);
+	trace_cm_id_destroy(id_priv);
 	cma_release(id_priv, old_state);
 }
 

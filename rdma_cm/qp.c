@@ -6,6 +6,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "cma_priv.h"
+#include "trace.h"
 
 int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 		      int *qp_attr_mask)
@@ -58,8 +59,10 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
 
 	qp_init_attr->port_num = id->port_num;
 	qp = ib_create_qp(pd, qp_init_attr);
-	if (IS_ERR(qp))
-		return PTR_ERR(qp);
+	if (IS_ERR(qp)) {
+		ret = PTR_ERR(qp);
+		goto out_trace;
+	}
 
 	if (qp->qp_type == IB_QPT_UD)
 		ret = -EPROTONOSUPPORT;	/* UD lands with the IB path */
@@ -73,10 +76,13 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
 	id_priv->qp_num = qp->qp_num;
 	id_priv->srq = !!qp->srq;
 	mutex_unlock(&id_priv->qp_mutex);
+	trace_cm_qp_create(id_priv, pd, qp_init_attr, 0);
 	return 0;
 
 err_destroy:
 	ib_destroy_qp(qp);
+out_trace:
+	trace_cm_qp_create(id_priv, pd, qp_init_attr, ret);
 	return ret;
 }
 EXPORT_SYMBOL(rdma_create_qp);
@@ -85,6 +91,7 @@ void rdma_destroy_qp(struct rdma_cm_id *id)
 {
 	struct rdma_id_private *id_priv = to_id_priv(id);
 
+	trace_cm_qp_destroy(id_priv);
 	mutex_lock(&id_priv->qp_mutex);
 	ib_destroy_qp(id->qp);
 	id->qp = NULL;
