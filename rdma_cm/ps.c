@@ -158,13 +158,23 @@ static bool cma_ps_listening(struct rdma_id_private *id_priv)
 	return READ_ONCE(id_priv->state) == RDMA_CM_LISTEN;
 }
 
+/* A wildcard or loopback address: what in-tree calls "any". */
+static bool cma_ps_wild(struct rdma_id_private *id_priv)
+{
+	const struct sockaddr *sa = cma_src_addr(id_priv);
+
+	return cma_any_addr(sa) || cma_loopback_addr(sa);
+}
+
 /*
  * Does @id_priv (listening if @listen) conflict with another owner of
  * @bind? Owners whose addresses overlap may share the port only when both
- * asked for reuseaddr and neither listens.
+ * asked for reuseaddr and neither listens. Returns 0, or as in-tree
+ * -EADDRNOTAVAIL when either address of the conflict is a wildcard (or
+ * loopback) one, -EADDRINUSE when both are specific.
  */
-static bool cma_ps_conflicts(struct cma_bind *bind,
-			     struct rdma_id_private *id_priv, bool listen)
+static int cma_ps_conflicts(struct cma_bind *bind,
+			    struct rdma_id_private *id_priv, bool listen)
 {
 	struct rdma_id_private *cur;
 
@@ -175,9 +185,10 @@ static bool cma_ps_conflicts(struct cma_bind *bind,
 			continue;
 		if (listen || cma_ps_listening(cur) ||
 		    !READ_ONCE(id_priv->reuseaddr) || !READ_ONCE(cur->reuseaddr))
-			return true;
+			return cma_ps_wild(id_priv) || cma_ps_wild(cur) ?
+			       -EADDRNOTAVAIL : -EADDRINUSE;
 	}
-	return false;
+	return 0;
 }
 
 static void cma_ps_attach(struct cma_bind *bind,
@@ -218,14 +229,16 @@ static int cma_ps_bind_port(struct xarray *map,
 			    struct rdma_id_private *id_priv, u16 port)
 {
 	struct cma_bind *bind;
+	int ret;
 
 	lockdep_assert_held(&cma_ps_mutex);
 
 	bind = xa_load(map, port);
 	if (bind) {
-		if (cma_ps_conflicts(bind, id_priv,
-				     cma_ps_listening(id_priv)))
-			return -EADDRINUSE;
+		ret = cma_ps_conflicts(bind, id_priv,
+				       cma_ps_listening(id_priv));
+		if (ret)
+			return ret;
 	} else {
 		bind = cma_ps_new_bind(map, port);
 		if (IS_ERR(bind))
@@ -336,8 +349,8 @@ int cma_ps_check_listen(struct rdma_id_private *id_priv)
 	bind = id_priv->bind_list;
 	if (!bind)
 		ret = -EINVAL;
-	else if (cma_ps_conflicts(bind, id_priv, true))
-		ret = -EADDRINUSE;
+	else
+		ret = cma_ps_conflicts(bind, id_priv, true);
 	mutex_unlock(&cma_ps_mutex);
 	return ret;
 }

@@ -79,7 +79,7 @@ int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 err_unbind:
 	cma_ps_unbind(id_priv);
 err_state:
-	memset(cma_src_addr(id_priv), 0, sizeof(id->route.addr.src_addr));
+	/* As in-tree, the id keeps the address it was refused (IDLE). */
 	cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND, RDMA_CM_IDLE);
 	return ret;
 }

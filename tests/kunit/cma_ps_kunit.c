@@ -118,6 +118,10 @@ struct ps_test_end {
 	bool		listen;
 };
 
+/*
+ * As in-tree, a conflict with a wildcard on either side is -EADDRNOTAVAIL,
+ * between two specific addresses -EADDRINUSE.
+ */
 struct ps_conflict_case {
 	const char		*desc;
 	struct ps_test_end	a;	/* bound (and listening) first */
@@ -132,63 +136,63 @@ struct ps_conflict_case {
 static const struct ps_conflict_case ps_conflict_cases[] = {
 	/* IPv4 */
 	{ "v4 any, v4 any", END("0.0.0.0", 0, 1, 0),
-	  END("0.0.0.0", 0, 1, 0), -EADDRINUSE },
+	  END("0.0.0.0", 0, 1, 0), -EADDRNOTAVAIL },
 	{ "v4 addr, other v4 addr", END("10.0.0.1", 0, 1, 0),
 	  END("10.0.0.2", 0, 1, 0), 0 },
 	{ "v4 addr, same v4 addr", END("10.0.0.1", 0, 1, 0),
 	  END("10.0.0.1", 0, 1, 0), -EADDRINUSE },
 	{ "v4 any, v4 addr", END("0.0.0.0", 0, 1, 0),
-	  END("10.0.0.1", 0, 1, 0), -EADDRINUSE },
+	  END("10.0.0.1", 0, 1, 0), -EADDRNOTAVAIL },
 	{ "v4 addr, v4 any", END("10.0.0.1", 0, 1, 0),
-	  END("0.0.0.0", 0, 1, 0), -EADDRINUSE },
+	  END("0.0.0.0", 0, 1, 0), -EADDRNOTAVAIL },
 	{ "v4 any reuse, v4 any reuse", END("0.0.0.0", 1, 1, 0),
 	  END("0.0.0.0", 1, 1, 0), 0 },
 	{ "v4 addr reuse, same v4 addr reuse", END("10.0.0.1", 1, 1, 0),
 	  END("10.0.0.1", 1, 1, 0), 0 },
 	{ "v4 any reuse, v4 any", END("0.0.0.0", 1, 1, 0),
-	  END("0.0.0.0", 0, 1, 0), -EADDRINUSE },
+	  END("0.0.0.0", 0, 1, 0), -EADDRNOTAVAIL },
 	{ "v4 any, v4 any reuse", END("0.0.0.0", 0, 1, 0),
-	  END("0.0.0.0", 1, 1, 0), -EADDRINUSE },
+	  END("0.0.0.0", 1, 1, 0), -EADDRNOTAVAIL },
 	{ "v4 any reuse listening, v4 any reuse", END("0.0.0.0", 1, 1, 1),
-	  END("0.0.0.0", 1, 1, 0), -EADDRINUSE },
+	  END("0.0.0.0", 1, 1, 0), -EADDRNOTAVAIL },
 	{ "v4 any reuse, v4 any reuse listening", END("0.0.0.0", 1, 1, 0),
-	  END("0.0.0.0", 1, 1, 1), -EADDRINUSE },
+	  END("0.0.0.0", 1, 1, 1), -EADDRNOTAVAIL },
 	{ "v4 addr reuse listening, v4 any reuse", END("10.0.0.1", 1, 1, 1),
-	  END("0.0.0.0", 1, 1, 0), -EADDRINUSE },
+	  END("0.0.0.0", 1, 1, 0), -EADDRNOTAVAIL },
 	{ "v4 addr listening, other v4 addr listening",
 	  END("10.0.0.1", 0, 1, 1), END("10.0.0.2", 0, 1, 1), 0 },
 	{ "v4 addr reuse listening, other v4 addr reuse listening",
 	  END("10.0.0.1", 1, 1, 1), END("10.0.0.2", 1, 1, 1), 0 },
 	/* IPv6 */
 	{ "v6 any, v6 any", END("::", 0, 0, 0),
-	  END("::", 0, 0, 0), -EADDRINUSE },
+	  END("::", 0, 0, 0), -EADDRNOTAVAIL },
 	{ "v6 any afonly, v6 any afonly", END("::", 0, 1, 0),
-	  END("::", 0, 1, 0), -EADDRINUSE },
+	  END("::", 0, 1, 0), -EADDRNOTAVAIL },
 	{ "v6 addr, other v6 addr", END("fd00::1", 0, 0, 0),
 	  END("fd00::2", 0, 0, 0), 0 },
 	{ "v6 addr, same v6 addr", END("fd00::1", 0, 0, 0),
 	  END("fd00::1", 0, 1, 0), -EADDRINUSE },
 	{ "v6 any, v6 addr", END("::", 0, 0, 0),
-	  END("fd00::1", 0, 0, 0), -EADDRINUSE },
+	  END("fd00::1", 0, 0, 0), -EADDRNOTAVAIL },
 	{ "v6 addr, v6 any afonly", END("fd00::1", 0, 0, 0),
-	  END("::", 0, 1, 0), -EADDRINUSE },
+	  END("::", 0, 1, 0), -EADDRNOTAVAIL },
 	{ "v6 any reuse, v6 any reuse", END("::", 1, 0, 0),
 	  END("::", 1, 0, 0), 0 },
 	{ "v6 any reuse listening, v6 addr reuse", END("::", 1, 0, 1),
-	  END("fd00::1", 1, 0, 0), -EADDRINUSE },
+	  END("fd00::1", 1, 0, 0), -EADDRNOTAVAIL },
 	/* IPv4 against IPv6 */
 	{ "v4 any, v6 any dual-stack", END("0.0.0.0", 0, 1, 0),
-	  END("::", 0, 0, 0), -EADDRINUSE },
+	  END("::", 0, 0, 0), -EADDRNOTAVAIL },
 	{ "v4 any, v6 any afonly", END("0.0.0.0", 0, 1, 0),
 	  END("::", 0, 1, 0), 0 },
 	{ "v6 any dual-stack, v4 any", END("::", 0, 0, 0),
-	  END("0.0.0.0", 0, 1, 0), -EADDRINUSE },
+	  END("0.0.0.0", 0, 1, 0), -EADDRNOTAVAIL },
 	{ "v6 any afonly, v4 any", END("::", 0, 1, 0),
 	  END("0.0.0.0", 0, 1, 0), 0 },
 	{ "v6 any dual-stack, v4 addr", END("::", 0, 0, 0),
-	  END("10.0.0.1", 0, 1, 0), -EADDRINUSE },
+	  END("10.0.0.1", 0, 1, 0), -EADDRNOTAVAIL },
 	{ "v4 addr, v6 any dual-stack", END("10.0.0.1", 0, 1, 0),
-	  END("::", 0, 0, 0), -EADDRINUSE },
+	  END("::", 0, 0, 0), -EADDRNOTAVAIL },
 	{ "v6 any afonly, v4 addr", END("::", 0, 1, 0),
 	  END("10.0.0.1", 0, 1, 0), 0 },
 	{ "v4 any, v6 addr", END("0.0.0.0", 0, 1, 0),
@@ -202,7 +206,7 @@ static const struct ps_conflict_case ps_conflict_cases[] = {
 	{ "v4 addr, v6 v4-mapped other addr", END("10.0.0.1", 0, 1, 0),
 	  END("::ffff:10.0.0.2", 0, 0, 0), 0 },
 	{ "v4 any, v6 v4-mapped addr", END("0.0.0.0", 0, 1, 0),
-	  END("::ffff:10.0.0.1", 0, 0, 0), -EADDRINUSE },
+	  END("::ffff:10.0.0.1", 0, 0, 0), -EADDRNOTAVAIL },
 	{ "v4 addr, v6 v4-mapped any", END("10.0.0.1", 0, 1, 0),
 	  END("::ffff:0.0.0.0", 0, 0, 0), -EADDRINUSE },
 	{ "v6 any afonly, v6 v4-mapped addr", END("::", 0, 1, 0),
@@ -210,9 +214,9 @@ static const struct ps_conflict_case ps_conflict_cases[] = {
 	{ "v4 any reuse, v6 any dual-stack reuse", END("0.0.0.0", 1, 1, 0),
 	  END("::", 1, 0, 0), 0 },
 	{ "v4 any reuse listening, v6 any dual-stack reuse",
-	  END("0.0.0.0", 1, 1, 1), END("::", 1, 0, 0), -EADDRINUSE },
+	  END("0.0.0.0", 1, 1, 1), END("::", 1, 0, 0), -EADDRNOTAVAIL },
 	{ "v4 any reuse, v6 any dual-stack reuse listening",
-	  END("0.0.0.0", 1, 1, 0), END("::", 1, 0, 1), -EADDRINUSE },
+	  END("0.0.0.0", 1, 1, 0), END("::", 1, 0, 1), -EADDRNOTAVAIL },
 	{ "v4 any reuse listening, v6 any afonly reuse listening",
 	  END("0.0.0.0", 1, 1, 1), END("::", 1, 1, 1), 0 },
 };
@@ -371,7 +375,7 @@ static void ps_test_unbind_frees_port(struct kunit *test)
 	never = ps_test_id(test, RDMA_PS_TCP, "0.0.0.0", PS_TEST_PORT);
 
 	KUNIT_ASSERT_EQ(test, 0, cma_ps_bind_table(pn, a, &ps_test_policy));
-	KUNIT_EXPECT_EQ(test, -EADDRINUSE,
+	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL,
 			cma_ps_bind_table(pn, b, &ps_test_policy));
 
 	cma_ps_unbind(a);
@@ -382,7 +386,7 @@ static void ps_test_unbind_frees_port(struct kunit *test)
 	cma_ps_unbind(a);
 	cma_ps_unbind(never);
 	KUNIT_EXPECT_NOT_NULL(test, b->bind_list);
-	KUNIT_EXPECT_EQ(test, -EADDRINUSE,
+	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL,
 			cma_ps_bind_table(pn, c, &ps_test_policy));
 }
 
@@ -404,7 +408,7 @@ static void ps_test_shared_record(struct kunit *test)
 	/* The record lives on with its remaining owner. */
 	cma_ps_unbind(a);
 	KUNIT_EXPECT_NOT_NULL(test, b->bind_list);
-	KUNIT_EXPECT_EQ(test, -EADDRINUSE,
+	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL,
 			cma_ps_bind_table(pn, c, &ps_test_policy));
 	cma_ps_unbind(b);
 	KUNIT_EXPECT_EQ(test, 0, cma_ps_bind_table(pn, c, &ps_test_policy));
@@ -503,7 +507,7 @@ static void ps_test_separate_spaces(struct kunit *test)
 	}
 	for (i = 0; i < ARRAY_SIZE(spaces); i++) {
 		id = ps_test_id(test, spaces[i], "0.0.0.0", PS_TEST_PORT);
-		KUNIT_EXPECT_EQ_MSG(test, -EADDRINUSE,
+		KUNIT_EXPECT_EQ_MSG(test, -EADDRNOTAVAIL,
 				    cma_ps_bind_table(pn, id, &ps_test_policy),
 				    "port space 0x%x", spaces[i]);
 	}
@@ -521,7 +525,7 @@ static void ps_test_separate_tables(struct kunit *test)
 	c = ps_test_id(test, RDMA_PS_TCP, "0.0.0.0", PS_TEST_PORT);
 	KUNIT_EXPECT_EQ(test, 0, cma_ps_bind_table(pn1, a, &ps_test_policy));
 	KUNIT_EXPECT_EQ(test, 0, cma_ps_bind_table(pn2, b, &ps_test_policy));
-	KUNIT_EXPECT_EQ(test, -EADDRINUSE,
+	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL,
 			cma_ps_bind_table(pn2, c, &ps_test_policy));
 }
 
@@ -578,7 +582,7 @@ static void ps_test_public_init_net(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, cma_ps_bind(udp));
 
 	tcp2 = ps_test_id(test, RDMA_PS_TCP, "::", port);
-	KUNIT_EXPECT_EQ(test, -EADDRINUSE, cma_ps_bind(tcp2));
+	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL, cma_ps_bind(tcp2));
 	tcp2->afonly = 1;
 	KUNIT_EXPECT_EQ(test, 0, cma_ps_bind(tcp2));
 

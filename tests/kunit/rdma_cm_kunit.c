@@ -176,7 +176,7 @@ static void cmt_bind_conflict(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rdma_bind_addr(a, (struct sockaddr *)&any), 0);
 	any.sin_port = cma_port(cma_src_addr(to_id_priv(a)));
 	KUNIT_EXPECT_EQ(test, rdma_bind_addr(b, (struct sockaddr *)&any),
-			-EADDRINUSE);
+			-EADDRNOTAVAIL);
 	KUNIT_EXPECT_EQ(test, cma_state(to_id_priv(b)), RDMA_CM_IDLE);
 	/* Another port space is another port. */
 	KUNIT_EXPECT_EQ(test, rdma_bind_addr(c, (struct sockaddr *)&any), 0);
@@ -196,7 +196,7 @@ static void cmt_reuseaddr_listen(struct kunit *test)
 	any.sin_port = cma_port(cma_src_addr(to_id_priv(a)));
 	KUNIT_ASSERT_EQ(test, rdma_bind_addr(b, (struct sockaddr *)&any), 0);
 	/* Sharing the port, neither may listen on it. */
-	KUNIT_EXPECT_EQ(test, rdma_listen(a, 4), -EADDRINUSE);
+	KUNIT_EXPECT_EQ(test, rdma_listen(a, 4), -EADDRNOTAVAIL);
 	KUNIT_EXPECT_EQ(test, cma_state(to_id_priv(a)), RDMA_CM_ADDR_BOUND);
 	rdma_destroy_id(b);
 	kunit_remove_action(test, cmt_destroy_action, b);
