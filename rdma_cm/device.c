@@ -77,8 +77,11 @@ void cma_detach_dev(struct rdma_id_private *id_priv)
 
 /*
  * Whether @port of @device serves the netdev @bound: the port's own netdev,
- * or (@upper) one stacked on it at any depth (VLAN, macvlan, bond). An
- * iWARP or RoCE RNIC sits on the real device; addresses live on its uppers.
+ * or (@upper) one stacked on it at any depth that sends with the same
+ * hardware address (a VLAN, a bond). An RNIC sits on the real device and
+ * its addresses may live on such uppers. As in-tree (which matches the
+ * port's GID, the MAC), a macvlan with a MAC of its own is not served: an
+ * offloaded RNIC could not send with that MAC.
  */
 static bool cma_port_serves(struct ib_device *device, u32 port,
 			    struct net_device *bound, bool upper)
@@ -93,7 +96,10 @@ static bool cma_port_serves(struct ib_device *device, u32 port,
 		match = ndev == bound;
 	} else {
 		rcu_read_lock();
-		match = netdev_has_upper_dev_all_rcu(ndev, bound);
+		match = netdev_has_upper_dev_all_rcu(ndev, bound) &&
+			ndev->addr_len == bound->addr_len &&
+			!memcmp(ndev->dev_addr, bound->dev_addr,
+				ndev->addr_len);
 		rcu_read_unlock();
 	}
 	dev_put(ndev);
