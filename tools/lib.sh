@@ -24,6 +24,12 @@ ORCM_PKGS=(
 	build-essential bc flex bison libelf-dev libssl-dev xz-utils kmod
 	rdma-core rdmacm-utils ibverbs-utils ibverbs-providers perftest iproute2 iputils-ping procps
 )
+# tests/progs (make progs): the test programs that the e2e scripts run.
+ORCM_PKGS+=(librdmacm-dev libibverbs-dev)
+# tests/e2e/ulp-*.sh (kernel ULPs), run inside the VM from the host's /: nvme-cli,
+# open-iscsi (iscsid, iscsiadm), the NFS server and client tools (exportfs,
+# rpc.mountd, mount.nfs, rpcbind, rpcinfo), mkfs.ext4 and e2fsck.
+ORCM_PKGS+=(nvme-cli open-iscsi nfs-kernel-server nfs-common rpcbind e2fsprogs)
 
 # ensure_pkgs PKG...: install the packages that are missing. A warm machine never
 # touches apt: dpkg-query answers locally.
@@ -72,13 +78,17 @@ orcm_uml_krel() { cat "$1/include/config/kernel.release"; }
 # tree_tar FILE: the repository's sources (no .git, no build output) as a tar
 # file. A module build works on a fresh copy of them (copy_tree), so that a
 # build for one kernel never leaves objects that another build (UML, Debian
-# headers, a developer's in-tree build) would pick up.
+# headers, a developer's in-tree build) would pick up. Only what Kbuild reads:
+# editing a test script or a tool must not rebuild (and so remove, under a
+# running VM) the modules.
 tree_tar() {
 	tar -C "$ORCM_REPO" -cf "$1" --sort=name \
 		--exclude=./.git --exclude=./build \
 		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
 		--exclude='.*.cmd' --exclude='*.symtypes' --exclude=modules.order \
-		--exclude=Module.symvers --exclude='*.d' --exclude=.tmp_versions .
+		--exclude=Module.symvers --exclude='*.d' --exclude=.tmp_versions \
+		--exclude=./tools --exclude=./tests/e2e --exclude=./tests/progs \
+		--exclude=./tests/bench --exclude='*.md' .
 }
 
 # copy_tree DEST: a fresh copy of those sources in DEST.

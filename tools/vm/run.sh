@@ -61,7 +61,8 @@ if [ "$mode" = test ] && [ "$kunit" = 1 ]; then
 fi
 
 mkdir -p "$ORCM_REPO/build/logs"
-name=vm-$stack
+# ORCM_LOG_TAG: a suffix for the log names, for two VMs run from one checkout.
+name=vm-$stack${ORCM_LOG_TAG:+-$ORCM_LOG_TAG}
 [ "$mode" = demo ] && name=$name-demo
 LOG=$ORCM_REPO/build/logs/$name.log
 RESULTS=$ORCM_REPO/build/logs/$name.results
@@ -87,10 +88,17 @@ fail_all() {
 # 1. The UML kernel (cached) and, for `ours`, our modules built against it.
 O=$("$ORCM_REPO/tools/uml/build.sh") || fail_all "the UML kernel did not build"
 KREL=$(orcm_uml_krel "$O")
+# The e2e scripts' own programs (tests/progs), built on the host: the VM sees the
+# tree read-only.
+make -s -C "$ORCM_REPO" progs >&2 ||
+	fail_all "tests/progs do not build (make progs; librdmacm-dev, libibverbs-dev?)"
+# Our modules, for every stack: the stock run loads only the test drivers
+# (tests/parity/cm_parity.ko), which use exported calls alone.
+BUILT=$("$ORCM_REPO/tools/build-modules.sh" uml) ||
+	fail_all "our modules do not build for UML (log: $(orcm_ours_dir uml).log)"
 OURS_DIR=''
 if [ "$stack" = ours ]; then
-	OURS_DIR=$("$ORCM_REPO/tools/build-modules.sh" uml) ||
-		fail_all "our modules do not build for UML (log: $(orcm_ours_dir uml).log)"
+	OURS_DIR=$BUILT
 	for t in $kunit_list; do
 		[ -f "$OURS_DIR/tests/kunit/$t.ko" ] || log "warning: $t.ko was not built (CONFIG_KUNIT?)"
 	done
@@ -110,11 +118,19 @@ ORCM_OURS_DIR=$OURS_DIR
 ORCM_KUNIT=$kunit
 ORCM_E2E='${e2e_list# }'
 ORCM_E2E_TIMEOUT=$E2E_TIMEOUT
+ORCM_PARITY_KO=$BUILT/tests/parity/cm_parity.ko
 EOF
 
-n_e2e=$(wc -w <<<"$e2e_list")
 n_kunit=$(wc -w <<<"$kunit_list")
-[ -n "$vm_timeout" ] || vm_timeout=$((180 + 90 * n_kunit + (E2E_TIMEOUT + 15) * n_e2e))
+# Each e2e script gets ORCM_E2E_TIMEOUT seconds, or more when it says so in a
+# line "# orcm-timeout: SECONDS" (read by tools/vm/init.sh the same way).
+e2e_time=0
+for t in $e2e_list; do
+	s=$(sed -n 's/^# orcm-timeout: *\([0-9][0-9]*\).*/\1/p' "$ORCM_REPO/tests/e2e/$t.sh" | head -n 1)
+	[ -n "$s" ] && [ "$s" -gt "$E2E_TIMEOUT" ] || s=$E2E_TIMEOUT
+	e2e_time=$((e2e_time + s + 15))
+done
+[ -n "$vm_timeout" ] || vm_timeout=$((180 + 90 * n_kunit + e2e_time))
 
 # 3. Boot. The console is UML's stdin/stdout (con0=fd:0,fd:1); stdin is /dev/null
 #    so nothing waits on a terminal (CI has none). UML runs in its own session so
