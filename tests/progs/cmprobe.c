@@ -17,8 +17,9 @@
  *              [-H MS] [-T SECS]
  *	client: resolve the address and the route (timeout MS each) from SRC
  *	(port SPORT; -R: RDMA_OPTION_ID_REUSEADDR first), connect with N bytes
- *	of pattern private data; after ESTABLISHED, wait MS (-H), disconnect
- *	and wait for DISCONNECTED.
+ *	of pattern private data; after ESTABLISHED, keep the connection MS
+ *	(-H; an event such as the peer's DISCONNECTED ends it early: that is
+ *	the result), disconnect and wait for DISCONNECTED.
  *
  *   cmprobe -t hold|close|garbage -b ADDR [-p PORT] [-T SECS]
  *	a plain TCP peer in place of an RDMA one: accept every connection and
@@ -400,6 +401,27 @@ static int expect(enum rdma_cm_event_type want, struct rdma_cm_event *got)
 	return 0;
 }
 
+/*
+ * Keep a connection for @ms: 0, or 1 when an event ended it first (printed,
+ * e.g. DISCONNECTED when the peer went away).
+ */
+static int hold(int ms)
+{
+	struct pollfd pfd = { .fd = chan->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	int ret;
+
+	if (poll(&pfd, 1, ms) <= 0)
+		return 0;
+	ret = next_event(&ev);
+	if (ret)
+		return ret;
+	print_event(ev);
+	out("result %s status %d", ename(ev->event), ev->status);
+	rdma_ack_cm_event(ev);
+	return 1;
+}
+
 static int client_failed(const char *call, int e)
 {
 	call_failed(call, e);
@@ -469,8 +491,11 @@ static int run_client(void)
 	ret = expect(RDMA_CM_EVENT_ESTABLISHED, &ev);
 	if (ret)
 		goto out_id;
-	if (opt.hold_ms)
-		usleep(opt.hold_ms * 1000);
+	if (opt.hold_ms) {
+		ret = hold(opt.hold_ms);
+		if (ret)
+			goto out_id;
+	}
 	if (rdma_disconnect(id)) {
 		ret = client_failed("rdma_disconnect", errno);
 		goto out_id;
