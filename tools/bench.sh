@@ -5,7 +5,7 @@
 #
 #   tools/bench.sh [--quick] [--report-only]
 #
-#   --quick         small sizes (1 round, no 10,000-connection run): a smoke test
+#   --quick         small sizes (1 round, 300 connections at most): a smoke test
 #   --report-only   rebuild the report from build/bench/raw.txt, no VM
 #
 # Output, in build/bench/:
@@ -16,10 +16,12 @@
 #   raw.txt         the VM's @@BENCH records;  console.log  the VM console
 #
 # Sizes (environment; defaults in brackets, ~10 min in all on 2 cores):
-#   ORCM_BENCH_ROUNDS [2]  ORCM_BENCH_SERIAL [200]  ORCM_BENCH_SWEEP ["1 4 16 64 256"]
+#   ORCM_BENCH_ROUNDS [3]  ORCM_BENCH_SERIAL [200]  ORCM_BENCH_SWEEP ["1 4 16 64 256"]
 #   ORCM_BENCH_SWEEP_COUNT [300]  ORCM_BENCH_THREADS [4]  ORCM_BENCH_CONC [64]
 #   ORCM_BENCH_COUNTS ["1000 10000"]  ORCM_BENCH_IDS [1000]  ORCM_BENCH_LISTENERS [50]
 #   ORCM_BENCH_CMTIME_CONNS [50]  ORCM_BENCH_CMTIME_RUNS [2]  ORCM_BENCH_RXE [1]
+#   ORCM_BENCH_MEM_ROUNDS [1]  (rounds that also run the memory workloads and
+#                               the throughput runs after the first count)
 #   ORCM_BENCH_MEM [3G]  (guest memory: 10,000 siw connections need ~1.2 GiB here)
 #   The host's vm.max_map_count (65530 by default) caps the held siw
 #   connections at about 6,000: UML maps each vmalloc page separately. To run
@@ -99,7 +101,7 @@ mkdir -p "$RUN_DIR/uml"
 	# number of siw connections the guest can hold (see guest.sh).
 	echo "ORCM_BENCH_HOST_MAX_MAP=$(cat /proc/sys/vm/max_map_count)"
 	for v in ROUNDS SERIAL SWEEP SWEEP_COUNT THREADS CONC COUNTS IDS LISTENERS \
-		CMTIME_CONNS CMTIME_RUNS RXE STEP_TIMEOUT; do
+		CMTIME_CONNS CMTIME_RUNS RXE MEM_ROUNDS STEP_TIMEOUT; do
 		eval "val=\${ORCM_BENCH_$v:-}"
 		# shellcheck disable=SC2154 # set by the eval
 		[ -z "$val" ] || printf "ORCM_BENCH_%s='%s'\n" "$v" "$val"

@@ -24,7 +24,7 @@
 # tools/bench/report.py turns them into the table, the JSON/CSV and the plot.
 set -uo pipefail
 
-: "${ORCM_BENCH_ROUNDS:=2}"           # rounds; each runs stock, then ours
+: "${ORCM_BENCH_ROUNDS:=3}"           # rounds; each runs stock, then ours
 : "${ORCM_BENCH_SERIAL:=200}"         # serial connections (latency)
 : "${ORCM_BENCH_SWEEP:=1 4 16 64 256}" # concurrency levels of the sweep
 : "${ORCM_BENCH_SWEEP_COUNT:=300}"    # connections per sweep point
@@ -36,6 +36,8 @@ set -uo pipefail
 : "${ORCM_BENCH_CMTIME_CONNS:=50}"    # connections per cmtime run (siw: <= 71)
 : "${ORCM_BENCH_CMTIME_RUNS:=2}"      # cmtime runs per stack and round
 : "${ORCM_BENCH_RXE:=1}"              # 0: skip rxe
+: "${ORCM_BENCH_MEM_ROUNDS:=1}"       # rounds that also run the memory
+                                      # workloads and the bigger throughput runs
 : "${ORCM_BENCH_STEP_TIMEOUT:=300}"   # seconds any one command may take
 
 D=/run/orcm/debug/cm_bench
@@ -212,10 +214,10 @@ setup_net() {
 	ip netns add $NS_C && ip netns add $NS_S || return 1
 	ip link add vA netns $NS_C type veth peer name vB netns $NS_S || return 1
 	for n in $NS_C $NS_S; do
-		ip -n $n link set lo up
+		ip -n "$n" link set lo up
 		# No TIME_WAIT sockets: they would pile up over the runs (ports,
 		# and memory that drains while the memory is being measured).
-		ip netns exec $n sysctl -qw net.ipv4.tcp_max_tw_buckets=0 \
+		ip netns exec "$n" sysctl -qw net.ipv4.tcp_max_tw_buckets=0 \
 			net.ipv4.ip_local_port_range="1025 65000" net.core.somaxconn=4096 \
 			net.ipv4.tcp_max_syn_backlog=4096
 	done
@@ -256,43 +258,49 @@ siw_kernel() {
 	for c in $ORCM_BENCH_SWEEP; do
 		t=$((c < ORCM_BENCH_THREADS ? c : ORCM_BENCH_THREADS))
 		log "siw sweep: $ORCM_BENCH_SWEEP_COUNT connections, $c in flight, $t tasks"
-		kc_threads $NS_C $t connect tag=sweep$c dst=$ADDR_S port=$PORT_RDMA \
+		kc_threads $NS_C "$t" connect tag=sweep"$c" dst=$ADDR_S port=$PORT_RDMA \
 			count="$ORCM_BENCH_SWEEP_COUNT" window="$c"
 		results transport=siw workload=sweep conc="$c" threads="$t"
-		kc $NS_C tcp_connect tag=tsweep$c dst=$ADDR_S port=$PORT_TCP \
+		kc $NS_C tcp_connect tag=tsweep"$c" dst=$ADDR_S port=$PORT_TCP \
 			count="$ORCM_BENCH_SWEEP_COUNT" window="$c"
 		results transport=tcp workload=sweep conc="$c" threads="$c"
 	done
 
 	# Resolved ids (no QP, no connection): memory per id.
 	n=$ORCM_BENCH_IDS
-	log "siw: $n resolved ids (memory)"
-	settle
-	slabs >"$TMPDIR/slab0"
-	memb=$(memsnap b_)
-	kc $NS_C connect tag=ids dst=$ADDR_S port=$PORT_RDMA count="$n" window=64 stop=route hold=1
-	settle
-	slabs >"$TMPDIR/slab1"
-	mema=$(memsnap a_)
-	emit "mem stack=$STACK round=$ROUND transport=siw what=id count=$n $memb $mema" \
-		"top=$(topslabs "$TMPDIR/slab0" "$TMPDIR/slab1")"
-	kc $NS_C release tag=ids window=64
-	results transport=siw workload=ids conc=64 threads=1
+	[ "$ROUND" -le "$ORCM_BENCH_MEM_ROUNDS" ] || n=0
+	if [ "$n" -gt 0 ]; then
+		log "siw: $n resolved ids (memory)"
+		settle
+		slabs >"$TMPDIR/slab0"
+		memb=$(memsnap b_)
+		kc $NS_C connect tag=ids dst=$ADDR_S port=$PORT_RDMA count="$n" window=64 stop=route hold=1
+		settle
+		slabs >"$TMPDIR/slab1"
+		mema=$(memsnap a_)
+		emit "mem stack=$STACK round=$ROUND transport=siw what=id count=$n $memb $mema" \
+			"top=$(topslabs "$TMPDIR/slab0" "$TMPDIR/slab1")"
+		kc $NS_C release tag=ids window=64
+		results transport=siw workload=ids conc=64 threads=1
+	fi
 
 	# Listening ids, the stack's default backlog: memory per listener.
 	n=$ORCM_BENCH_LISTENERS
-	log "siw: $n listening ids (memory)"
-	settle
-	slabs >"$TMPDIR/slab0"
-	memb=$(memsnap b_)
-	kc $NS_S listen tag=LM addr=$ADDR_S port=$PORT_LMEM count="$n" backlog=0
-	settle
-	slabs >"$TMPDIR/slab1"
-	mema=$(memsnap a_)
-	emit "mem stack=$STACK round=$ROUND transport=siw what=listen count=$n $memb $mema" \
-		"top=$(topslabs "$TMPDIR/slab0" "$TMPDIR/slab1")"
-	kc $NS_S unlisten tag=LM
-	echo clear >"$D/ctl"
+	[ "$ROUND" -le "$ORCM_BENCH_MEM_ROUNDS" ] || n=0
+	if [ "$n" -gt 0 ]; then
+		log "siw: $n listening ids (memory)"
+		settle
+		slabs >"$TMPDIR/slab0"
+		memb=$(memsnap b_)
+		kc $NS_S listen tag=LM addr=$ADDR_S port=$PORT_LMEM count="$n" backlog=0
+		settle
+		slabs >"$TMPDIR/slab1"
+		mema=$(memsnap a_)
+		emit "mem stack=$STACK round=$ROUND transport=siw what=listen count=$n $memb $mema" \
+			"top=$(topslabs "$TMPDIR/slab0" "$TMPDIR/slab1")"
+		kc $NS_S unlisten tag=LM
+		echo clear >"$D/ctl"
+	fi
 
 	# Throughput, held: memory per connection, then the teardown. A run
 	# larger than the first is capped to what the guest's memory and the
@@ -302,6 +310,7 @@ siw_kernel() {
 	c=$ORCM_BENCH_CONC
 	per=0 pages=0 first=1
 	for n in $ORCM_BENCH_COUNTS; do
+		[ "$first" = 1 ] || [ "$ROUND" -le "$ORCM_BENCH_MEM_ROUNDS" ] || break
 		settle
 		if [ "$first" = 0 ] && [ "$per" -gt 0 ]; then
 			cap_count "$n" "$per" "$pages"
@@ -324,7 +333,7 @@ siw_kernel() {
 		[ "$before" -gt "$after" ] && per=$(((before - after) / n + 1))
 		before=$(kv "$memb" b_vmalloc_kb)
 		after=$(kv "$mema" a_vmalloc_kb)
-		[ "$after" -gt "$before" ] && pages=$(((after - before) / 4 / n + 1))
+		[ "$after" -gt "$before" ] && pages=$((((after - before) / 4 + n / 2) / n))
 		kc_threads $NS_C "$t" release tag=tput"$n" window="$c"
 		results transport=siw workload=tput count="$n" conc="$c" threads="$t"
 		srv_wait 0
@@ -396,7 +405,7 @@ rxe_kernel() {
 	for n in $ORCM_BENCH_COUNTS; do
 		[ "$n" -le 1000 ] || continue
 		log "rxe throughput: $n connections, $c in flight, $t tasks"
-		kc_threads - $t connect tag=rtput$n dst=$ADDR_R port=$PORT_RXE count="$n" window="$c"
+		kc_threads - "$t" connect tag=rtput"$n" dst=$ADDR_R port=$PORT_RXE count="$n" window="$c"
 		results transport=rxe workload=tput count="$n" conc="$c" threads="$t"
 	done
 	kc - unlisten tag=RX
@@ -415,7 +424,7 @@ emit "info kernel=$(uname -r) mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/memin
 	"sweep=$(echo "$ORCM_BENCH_SWEEP" | tr ' ' ,) sweep_count=$ORCM_BENCH_SWEEP_COUNT" \
 	"threads=$ORCM_BENCH_THREADS conc=$ORCM_BENCH_CONC counts=$(echo "$ORCM_BENCH_COUNTS" | tr ' ' ,)" \
 	"ids=$ORCM_BENCH_IDS listeners=$ORCM_BENCH_LISTENERS cmtime_conns=$ORCM_BENCH_CMTIME_CONNS" \
-	"cmtime_runs=$ORCM_BENCH_CMTIME_RUNS cmtime=$(dpkg-query -W -f='${Version}' rdmacm-utils 2>/dev/null)"
+	"cmtime_runs=$ORCM_BENCH_CMTIME_RUNS mem_rounds=$ORCM_BENCH_MEM_ROUNDS cmtime=$(dpkg-query -W -f='${Version}' rdmacm-utils 2>/dev/null)"
 setup_net || { emit "error what=setup"; exit 1; }
 check_splats setup
 

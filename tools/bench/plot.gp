@@ -8,7 +8,7 @@ if (!exists("datafile")) datafile = 'sweep.dat'
 if (!exists("outfile")) outfile = 'plot.png'
 if (!exists("subtitle")) subtitle = ''
 
-set terminal pngcairo size 1000,620 enhanced font 'DejaVu Sans,11'
+set terminal pngcairo size 1000,680 enhanced font 'DejaVu Sans,11'
 set output outfile
 set title "Connection setup rate against concurrency (siw, kernel driver)\n{/*0.8 ".subtitle."}"
 set xlabel 'connections in flight (log scale)'
@@ -19,7 +19,8 @@ set xtics 2
 set yrange [0:*]
 set grid ytics lc rgb '#dddddd'
 set grid xtics lc rgb '#eeeeee'
-set key top left Left reverse box opaque
+set key outside bottom center horizontal Left reverse spacing 1.2
+set bmargin 7
 set offsets graph 0.03, graph 0.03, graph 0.05, 0
 set style line 1 lc rgb '#1f77b4' lw 2 pt 7 ps 1.2
 set style line 2 lc rgb '#d62728' lw 2 pt 5 ps 1.2

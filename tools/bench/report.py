@@ -103,8 +103,14 @@ def collect(records):
         if value is None:
             return
         units[metric] = unit
-        (metrics.setdefault(transport, {}).setdefault(stack, {})
-         .setdefault(metric, Series()).add(value))
+        stacks = [stack]
+        if transport == "tcp":
+            # Kernel TCP does not depend on the RDMA stack: it is measured
+            # in every slot, and the floor pools all of them ("all").
+            stacks.append("all")
+        for st in stacks:
+            (metrics.setdefault(transport, {}).setdefault(st, {})
+             .setdefault(metric, Series()).add(value))
 
     for r in records:
         t, s = r.get("transport"), r.get("stack")
@@ -285,16 +291,27 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags):
     reason = na.get(("rxe", "ours"))
     rows.append(Note("rxe", "ours", "n/a (no IB/RoCE path in ours yet; rdma_cm says %s)"
                      % (reason or "nothing: not run")))
-    rows.append(row("tcp", "stock", "kernel TCP (floor)"))
+    rows.append(row("tcp", "all", "kernel TCP (floor)"))
     add(render(rows))
     add("  rxe: rxe in 6.12 lives in the initial netns only: one rxe device, client and server on it (loopback).")
-    add("  softrnic (the host-stack iWARP model) does not exist yet. kernel TCP: connect + 64 B request/reply.")
+    add("  softrnic (the host-stack iWARP model) does not exist yet. kernel TCP: connect + 64 B request/reply,")
+    add("  measured in every slot and pooled.")
+    if (info.get("mem_rounds") is not None and len(counts) > 1
+            and int(info["mem_rounds"]) < int(info.get("rounds", 0))):
+        add("  conn/s %d: from the first %s round(s) only (ORCM_BENCH_MEM_ROUNDS), like the memory figures."
+            % (counts[-1], info.get("mem_rounds")))
+    rt = summary.get("tcp", {}).get("ratio_ours_stock", {})
+    noise = [(m, rt[m]) for m in ("serial.setup_p50_ms", "serial.cps") + tuple(
+        "tput%d.cps" % n for n in counts[:1]) if m in rt]
+    if noise:
+        add("  Noise check: kernel TCP (independent of the CM) in the ours slots / in the stock slots: "
+            + ", ".join("%s %.2fx" % (m, v) for m, v in noise))
     add("")
 
     # TCP floor multiples.
     add("Our iWARP (siw) setup cost as a multiple of the kernel TCP floor (same veth pair, same driver)")
     rows = [["metric", "stock siw", "ours siw", "kernel TCP", "stock/TCP", "ours/TCP"]]
-    tcp_stack = "stock"
+    tcp_stack = "all"
     pairs = [("serial.setup_p50_ms", "setup p50 ms (serial)", "%.3f", False),
              ("serial.setup_p99_ms", "setup p99 ms (serial)", "%.3f", False),
              ("serial.cps", "conn/s (serial)", "%.0f", True)]
@@ -351,7 +368,7 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags):
             b = med(summary, "siw", "ours", "sweep%d.cps" % c)
             rows.append([str(c), fmt(a, "%.0f"), fmt(b, "%.0f"),
                          fmt(b / a if a and b else None, "%.2fx"),
-                         fmt(med(summary, "tcp", "stock", "sweep%d.cps" % c), "%.0f"),
+                         fmt(med(summary, "tcp", "all", "sweep%d.cps" % c), "%.0f"),
                          fmt(med(summary, "siw", "stock", "sweep%d.setup_p50_ms" % c), "%.2f"),
                          fmt(med(summary, "siw", "ours", "sweep%d.setup_p50_ms" % c), "%.2f")])
         add(render(rows))
@@ -396,9 +413,17 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags):
     add("Limits, errors, kernel splats")
     if limits:
         for r in limits:
-            add("  limit: %s %s round %s: %s connections requested, %s run (%s; %s kB available, %s kB per connection)"
+            if r.get("reason") == "guest-memory":
+                why = "guest memory: %s kB available, %s kB per connection" % (
+                    r.get("avail_kb"), r.get("per_conn_kb"))
+            else:
+                why = ("host vm.max_map_count=%s: UML maps each vmalloc page with its own host mmap, "
+                       "%s vmalloc pages in use, %s per connection"
+                       % (r.get("max_map_count"), r.get("vmalloc_pages_now"),
+                          r.get("vmalloc_pages_per_conn")))
+            add("  limit: %s %s round %s: %s connections requested, %s held (%s)"
                 % (r.get("transport"), r.get("stack"), r.get("round"), r.get("requested"),
-                   r.get("used"), r.get("reason"), r.get("avail_kb"), r.get("per_conn_kb")))
+                   r.get("used"), why))
     fails = [(t, s, m, v["max"]) for t, st in summary.items() for s, ms_ in st.items()
              if s in STACKS for m, v in ms_.items()
              if v and (m.endswith(".fail") or m.endswith("forced")) and v["max"]]
@@ -443,7 +468,7 @@ def write_sweep(summary, path):
         f.write("# concurrency, then median/min/max conn/s of: siw stock, siw ours, kernel TCP\n")
         for c in sweep:
             vals = [str(c)]
-            for t, s in (("siw", "stock"), ("siw", "ours"), ("tcp", "stock")):
+            for t, s in (("siw", "stock"), ("siw", "ours"), ("tcp", "all")):
                 v = summary.get(t, {}).get(s, {}).get("sweep%d.cps" % c)
                 vals += ["%.1f" % v[k] if v else "NaN" for k in ("median", "min", "max")]
             f.write(" ".join(vals) + "\n")
@@ -494,7 +519,7 @@ def main():
         w = csv.writer(f)
         w.writerow(["transport", "stack", "metric", "unit", "median", "min", "max", "rounds"])
         for t in sorted(summary):
-            for s in ("stock", "ours", "ratio_ours_stock"):
+            for s in ("stock", "ours", "all", "ratio_ours_stock"):
                 block = summary[t].get(s)
                 if not isinstance(block, dict):
                     continue
