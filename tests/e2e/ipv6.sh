@@ -23,28 +23,10 @@ in_b ip addr add $L_B/64 dev vB nodad
 wait_for 10 "ping $G_B" in_a ping -6 -c 1 -W 1 $G_B
 wait_for 10 "ping $L_B%vA" in_a ping -6 -c 1 -W 1 "$L_B%vA"
 
-# rping_v6 NAME SERVER-NS SERVER-ADDR CLIENT-NS CLIENT-ADDR PORT
-rping_v6() {
-	local name=$1 sns=$2 saddr=$3 cns=$4 caddr=$5 port=$6 rc=0 src=0
-	bg "/tmp/$name-server.log" ip netns exec "$sns" rping -s -v -V -a "$saddr" -p "$port" -C 3
-	local server=$LAST_PID
-	wait_for 10 "$name: rping server listening" cm_id_listening "$port"
-	cm_ids | grep -E "state LISTEN .*src-addr ${saddr%\%*}:$port " ||
-		{ cm_ids; fail "$name: the listener is not listed with ${saddr%\%*}"; }
-	run_to "/tmp/$name.log" "$STEP" ip netns exec "$cns" rping -c -v -V -a "$caddr" -p "$port" -C 3 || rc=$?
-	wait_pid "$server" "$STEP" || src=$?
-	show "/tmp/$name-server.log"
-	[ "$rc" -eq 0 ] || fail "$name: rping client exit status $rc"
-	[ "$src" -eq 0 ] || fail "$name: rping server exit status $src"
-	[ "$(grep -c 'ping data: rdma-ping-' "/tmp/$name.log")" -eq 3 ] || fail "$name: not 3 verified pings"
-	wait_for 10 "no CM id left after $name" cm_ids_empty
-	say "$name: ok"
-}
-
-rping_v6 rping-global-a-to-b "$NS_B" $G_B "$NS_A" $G_B 7430
-rping_v6 rping-global-b-to-a "$NS_A" $G_A "$NS_B" $G_A 7430
-rping_v6 rping-ll-a-to-b "$NS_B" "$L_B%vB" "$NS_A" "$L_B%vA" 7432
-rping_v6 rping-ll-b-to-a "$NS_A" "$L_A%vA" "$NS_B" "$L_A%vB" 7432
+rping_pair rping-global-a-to-b "$NS_B" $G_B "$NS_A" $G_B 7430
+rping_pair rping-global-b-to-a "$NS_A" $G_A "$NS_B" $G_A 7430
+rping_pair rping-ll-a-to-b "$NS_B" "$L_B%vB" "$NS_A" "$L_B%vA" 7432
+rping_pair rping-ll-b-to-a "$NS_A" "$L_A%vA" "$NS_B" "$L_A%vB" 7432
 
 # The scope id survives to both ends, both ways.
 # ll_probe NAME SERVER-NS SERVER-ADDR CLIENT-NS CLIENT-DST CLIENT-SRC CLIENT-DEV PEER

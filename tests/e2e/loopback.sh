@@ -23,23 +23,9 @@ rdma link delete siwA
 in_b ip addr add 2001:db8::2/64 dev vB nodad
 rdma link show
 
-# local_rping NAME ADDR: rping server and client in orcmB on ADDR.
-local_rping() {
-	local name=$1 addr=$2 rc=0 src=0
-	bg "/tmp/$name-server.log" "${IN_B[@]}" rping -s -v -V -a "$addr" -p $PORT -C 3
-	local server=$LAST_PID
-	wait_for 10 "$name: rping server listening" cm_id_listening $PORT
-	run_to "/tmp/$name.log" "$STEP" "${IN_B[@]}" rping -c -v -V -a "$addr" -p $PORT -C 3 || rc=$?
-	wait_pid "$server" "$STEP" || src=$?
-	show "/tmp/$name-server.log"
-	[ "$rc" -eq 0 ] || fail "$name: client exit status $rc"
-	[ "$src" -eq 0 ] || fail "$name: server exit status $src"
-	[ "$(grep -c 'ping data: rdma-ping-' "/tmp/$name.log")" -eq 3 ] || fail "$name: not 3 verified pings"
-	wait_for 10 "no CM id left after $name" cm_ids_empty
-	say "$name: ok"
-}
-local_rping own-v4 "$ADDR_B"
-local_rping own-v6 2001:db8::2
+# Server and client both in orcmB, on its own siw address.
+rping_pair own-v4 "$NS_B" "$ADDR_B" "$NS_B" "$ADDR_B" $PORT
+rping_pair own-v6 "$NS_B" 2001:db8::2 "$NS_B" 2001:db8::2 $PORT
 
 expect_result own-probe "$STEP" "error rdma_connect ECONNREFUSED" "${IN_B[@]}" "$CMPROBE" -c -a "$ADDR_B" -p $PORT
 grep -qE "^route $ADDR_B port [0-9]+ on siwB$" /tmp/own-probe.log || fail "own-probe: not routed on siwB"
