@@ -596,24 +596,61 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "sct:a:b:p:S:RB:D:j:k:xn:P:r:H:T:")) != -1) {
 		switch (c) {
-		case 's': case 'c': opt.mode = c; break;
-		case 't': opt.mode = 't'; opt.tcp = optarg; break;
-		case 'a': opt.addr = optarg; break;
-		case 'b': opt.bind = optarg; break;
-		case 'p': opt.port = optarg; break;
-		case 'S': opt.sport = optarg; break;
-		case 'R': opt.reuse = 1; break;
-		case 'B': opt.backlog = num(optarg, 1 << 20); break;
-		case 'D': opt.delay_ms = num(optarg, 600000); break;
-		case 'j': opt.reject_len = num(optarg, 255); break;
-		case 'k': opt.accept_len = num(optarg, 255); break;
-		case 'x': opt.ignore = 1; break;
-		case 'n': opt.count = num(optarg, 1 << 20); break;
-		case 'P': opt.pdata_len = num(optarg, 255); break;
-		case 'r': opt.resolve_ms = num(optarg, 600000); break;
-		case 'H': opt.hold_ms = num(optarg, 600000); break;
-		case 'T': opt.deadline_s = num(optarg, 86400); break;
-		default: usage();
+		case 's':
+		case 'c':
+			opt.mode = c;
+			break;
+		case 't':
+			opt.mode = 't';
+			opt.tcp = optarg;
+			break;
+		case 'a':
+			opt.addr = optarg;
+			break;
+		case 'b':
+			opt.bind = optarg;
+			break;
+		case 'p':
+			opt.port = optarg;
+			break;
+		case 'S':
+			opt.sport = optarg;
+			break;
+		case 'R':
+			opt.reuse = 1;
+			break;
+		case 'B':
+			opt.backlog = num(optarg, 1 << 20);
+			break;
+		case 'D':
+			opt.delay_ms = num(optarg, 600000);
+			break;
+		case 'j':
+			opt.reject_len = num(optarg, 255);
+			break;
+		case 'k':
+			opt.accept_len = num(optarg, 255);
+			break;
+		case 'x':
+			opt.ignore = 1;
+			break;
+		case 'n':
+			opt.count = num(optarg, 1 << 20);
+			break;
+		case 'P':
+			opt.pdata_len = num(optarg, 255);
+			break;
+		case 'r':
+			opt.resolve_ms = num(optarg, 600000);
+			break;
+		case 'H':
+			opt.hold_ms = num(optarg, 600000);
+			break;
+		case 'T':
+			opt.deadline_s = num(optarg, 86400);
+			break;
+		default:
+			usage();
 		}
 	}
 	if (optind != argc || !opt.mode ||
