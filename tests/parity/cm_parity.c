@@ -522,6 +522,33 @@ static void sc_pd_limits(void)
 	pt_destroy(&c);
 }
 
+/* Options and calls on a resolved id, then on a connected one. */
+static void sc_options_resolved(void)
+{
+	u16 port = PT_PORT + 11;
+	struct pt_id l, c;
+
+	pt_nchildren = 0;
+	if (pt_create(&l, "listener") || pt_create(&c, "client"))
+		goto out;
+	pt_listen(&l, PARITY_B, port, PT_ACCEPT);
+	if (!pt_resolve(&c, PARITY_B, port))
+		goto out;
+	pt_call(&c, "set_afonly(1)", rdma_set_afonly(c.id, 1));
+	pt_call(&c, "set_reuseaddr(1)", rdma_set_reuseaddr(c.id, 1));
+	pt_call(&c, "set_reuseaddr(0)", rdma_set_reuseaddr(c.id, 0));
+	pt_call(&c, "notify", rdma_notify(c.id, IB_EVENT_COMM_EST));
+	pt_call(&c, "disconnect", rdma_disconnect(c.id));
+	pt_call(&c, "bind", rdma_bind_addr(c.id, SA(l.id->route.addr.src_addr)));
+	pt_log("  client: create_qp -> %d\n", pt_qp(&c));
+	rdma_lock_handler(c.id);	/* rdma_accept() wants it, as ucma does */
+	pt_call(&c, "accept (not a request)", rdma_accept(c.id, NULL));
+	rdma_unlock_handler(c.id);
+out:
+	pt_destroy(&c);
+	pt_destroy(&l);
+}
+
 /* The strings rdma_event_msg() and rdma_reject_msg() give, quoted. */
 static void sc_event_msg(void)
 {
@@ -549,6 +576,7 @@ static const struct pt_scenario pt_scenarios[] = {
 	{ "refuse-in-handler", sc_refuse },
 	{ "no-listener", sc_no_listener },
 	{ "pd-limits", sc_pd_limits },
+	{ "options-resolved", sc_options_resolved },
 	{ "event-msg", sc_event_msg },
 };
 
