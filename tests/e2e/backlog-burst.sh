@@ -45,8 +45,12 @@ wait_for 10 "the slow server listening" listening slow-server
 t0=$(date +%s)
 burst $BURST burst
 say "burst of $BURST against backlog $BACKLOG: $N_EST established, $N_REJ rejected ($(($(date +%s) - t0)) s)"
-[ "$N_EST" -eq $BACKLOG ] || fail "$N_EST clients established, want the backlog ($BACKLOG)"
-[ "$N_REJ" -eq $((BURST - BACKLOG)) ] || fail "$N_REJ clients rejected, want $((BURST - BACKLOG))"
+# Exactly the backlog is queued only when all clients arrive within the
+# server's pause; under load some start after it woke up and are accepted
+# (seen on the stock stack: 4 established, 2 rejected). So: at least the
+# backlog established, every other one rejected, none hung.
+[ "$N_EST" -ge $BACKLOG ] || fail "$N_EST clients established, want at least the backlog ($BACKLOG)"
+[ $((N_EST + N_REJ)) -eq $BURST ] || fail "$N_EST established + $N_REJ rejected, want $BURST"
 # The listener still serves.
 expect_result after-burst "$STEP" "ESTABLISHED status 0" "${IN_A[@]}" "$CMPROBE" -c -a "$ADDR_B" -p $PORT
 src=0
