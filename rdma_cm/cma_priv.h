@@ -38,6 +38,16 @@ enum rdma_cm_state {
 };
 
 /* An RDMA device known to the CM (one per ib_device, ib_client data). */
+/*
+ * Per-port defaults that configfs sets (configfs.c): the GID type (an enum
+ * ib_gid_type) and the ToS of RoCE connections. Single bytes, read and
+ * written with READ_ONCE()/WRITE_ONCE(), no lock.
+ */
+struct cma_port_cfg {
+	u8			gid_type;
+	u8			roce_tos;
+};
+
 struct cma_device {
 	struct list_head	list;		/* on cma_dev_list, cma_lock */
 	struct ib_device	*device;
@@ -45,6 +55,7 @@ struct cma_device {
 	refcount_t		refcount;
 	struct completion	comp;		/* refcount reached zero */
 	bool			removing;	/* cma_lock */
+	struct cma_port_cfg	port_cfg[];	/* [port - rdma_start_port] */
 };
 
 /*
@@ -211,6 +222,8 @@ void cma_detach_dev(struct rdma_id_private *id_priv);
 int cma_acquire_dev_by_addr(struct rdma_id_private *id_priv);
 void cma_dev_get(struct cma_device *cma_dev);
 void cma_dev_put(struct cma_device *cma_dev);
+struct cma_device *cma_get_dev_by_name(const char *name);
+unsigned long cma_gid_types(struct ib_device *device, u32 port);
 extern struct list_head cma_dev_list;
 extern struct ib_client cma_client;
 int cma_device_init(void);
@@ -220,8 +233,18 @@ void cma_device_exit(void);
 int cma_listen_on_dev(struct rdma_id_private *id_priv,
 		      struct cma_device *cma_dev, struct list_head *doomed);
 void cma_destroy_doomed(struct list_head *doomed);
+u32 cma_first_cm_port(struct ib_device *device);
 void cma_cancel_listens(struct rdma_id_private *id_priv);
 extern struct list_head cma_listen_any;
+
+/* /sys/kernel/config/rdma_cm (configfs.c). */
+#if IS_ENABLED(CONFIG_CONFIGFS_FS)
+int cma_configfs_init(void);
+void cma_configfs_exit(void);
+#else
+static inline int cma_configfs_init(void) { return 0; }
+static inline void cma_configfs_exit(void) { }
+#endif
 
 /* Live ids, for the leak checks of the tests (debugfs.c). */
 void cma_ids_inc(void);

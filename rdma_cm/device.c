@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/if_arp.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <rdma/ib_addr.h>
@@ -177,6 +178,11 @@ int cma_acquire_dev_by_addr(struct rdma_id_private *id_priv)
 	struct net_device *bound;
 	u32 port = 0;
 
+	/* As in-tree: the IPoIB port space is for IPoIB netdevs alone. */
+	if (id_priv->id.ps == RDMA_PS_IPOIB &&
+	    dev_addr->dev_type != ARPHRD_INFINIBAND)
+		return -EINVAL;
+
 	bound = dev_get_by_index(net, dev_addr->bound_dev_if);
 	if (!bound)
 		return -ENODEV;
@@ -197,17 +203,69 @@ int cma_acquire_dev_by_addr(struct rdma_id_private *id_priv)
 	return cma_dev ? 0 : -ENODEV;
 }
 
+/*
+ * The GID types a port can use for rdma_cm connections: RoCE v1 and v2 as
+ * the port supports them, IB otherwise (IB, iWARP).
+ */
+unsigned long cma_gid_types(struct ib_device *device, u32 port)
+{
+	unsigned long types = 0;
+
+	if (!rdma_protocol_roce(device, port))
+		return BIT(IB_GID_TYPE_IB);
+	if (rdma_protocol_roce_eth_encap(device, port))
+		types |= BIT(IB_GID_TYPE_ROCE);
+	if (rdma_protocol_roce_udp_encap(device, port))
+		types |= BIT(IB_GID_TYPE_ROCE_UDP_ENCAP);
+	return types;
+}
+
+/* As in-tree: RoCE v2 where the port has it, else its first type. */
+static u8 cma_default_gid_type(struct ib_device *device, u32 port)
+{
+	unsigned long types = cma_gid_types(device, port);
+
+	if (types & BIT(IB_GID_TYPE_ROCE_UDP_ENCAP))
+		return IB_GID_TYPE_ROCE_UDP_ENCAP;
+	return types ? __ffs(types) : IB_GID_TYPE_IB;
+}
+
+/* The device called @name, with a reference; NULL if rdma_cm has none. */
+struct cma_device *cma_get_dev_by_name(const char *name)
+{
+	struct cma_device *cma_dev, *found = NULL;
+
+	mutex_lock(&cma_lock);
+	list_for_each_entry(cma_dev, &cma_dev_list, list) {
+		if (!cma_dev->removing &&
+		    !strcmp(dev_name(&cma_dev->device->dev), name)) {
+			cma_dev_get(cma_dev);
+			found = cma_dev;
+			break;
+		}
+	}
+	mutex_unlock(&cma_lock);
+	return found;
+}
+
 static int cma_add_one(struct ib_device *device)
 {
 	struct rdma_id_private *id_priv;
 	struct cma_device *cma_dev;
 	LIST_HEAD(doomed);
+	u32 port;
 
 	trace_cm_add_one(device);
-	cma_dev = kzalloc(sizeof(*cma_dev), GFP_KERNEL);
+	cma_dev = kzalloc(struct_size(cma_dev, port_cfg,
+				      rdma_end_port(device) -
+				      rdma_start_port(device) + 1),
+			  GFP_KERNEL);
 	if (!cma_dev)
 		return -ENOMEM;
 	cma_dev->device = device;
+	rdma_for_each_port(device, port)
+		cma_dev->port_cfg[port - rdma_start_port(device)].gid_type =
+			cma_default_gid_type(device, port);
 	INIT_LIST_HEAD(&cma_dev->id_list);
 	refcount_set(&cma_dev->refcount, 1);
 	init_completion(&cma_dev->comp);

@@ -137,7 +137,10 @@ static int cma_iw_conn_request(struct iw_cm_id *iw_id,
 		ret = -ENODEV;
 		goto err_conn;
 	}
-	cma_attach_dev(conn_id, listen_id->cma_dev, listen_id->id.port_num);
+	/* A wildcard listener's per-device child has no port (listen.c). */
+	cma_attach_dev(conn_id, listen_id->cma_dev,
+		       listen_id->id.port_num ?:
+		       cma_first_cm_port(listen_id->id.device));
 	mutex_unlock(&cma_lock);
 
 	iw_id->context = conn_id;

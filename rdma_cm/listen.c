@@ -26,7 +26,7 @@ static int cma_listen_dev_bound(struct rdma_id_private *id_priv)
 }
 
 /* The first port of @device that has a CM we can dispatch to, or 0. */
-static u32 cma_listen_port(struct ib_device *device)
+u32 cma_first_cm_port(struct ib_device *device)
 {
 	u32 port;
 
@@ -56,7 +56,7 @@ int cma_listen_on_dev(struct rdma_id_private *id_priv,
 	if (cma_dev->removing ||
 	    !rdma_dev_access_netns(cma_dev->device, cma_net(id_priv)))
 		return 0;
-	port = cma_listen_port(cma_dev->device);
+	port = cma_first_cm_port(cma_dev->device);
 	if (!port)
 		return 0;
 
@@ -76,9 +76,10 @@ int cma_listen_on_dev(struct rdma_id_private *id_priv,
 	/*
 	 * The wildcard parent has no device, so restrack (`rdma res show
 	 * cm_id`) shows one LISTEN entry per device: these, under the
-	 * parent's owner.
+	 * parent's owner. As in-tree they have a device but no port (shown
+	 * as dev/-); a request takes the device's CM port (iw.c).
 	 */
-	cma_attach_dev(child, cma_dev, port);
+	cma_attach_dev(child, cma_dev, 0);
 	list_add_tail(&child->listen_item, &id_priv->listen_list);
 
 	ret = cma_iw_listen(child, child->backlog);

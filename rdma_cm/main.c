@@ -35,8 +35,13 @@ static int __init cma_init(void)
 	ret = cma_device_init();
 	if (ret)
 		goto err_debugfs;
+	ret = cma_configfs_init();
+	if (ret)
+		goto err_device;
 	return 0;
 
+err_device:
+	cma_device_exit();
 err_debugfs:
 	cma_debugfs_exit();
 	cma_ps_exit();
@@ -49,6 +54,7 @@ err_wq:
 
 static void __exit cma_exit(void)
 {
+	cma_configfs_exit();
 	cma_device_exit();
 	cma_debugfs_exit();
 	cma_ps_exit();

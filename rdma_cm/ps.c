@@ -7,11 +7,18 @@
  * own the port. A record exists exactly as long as it has an owner, so a
  * port is in use iff the map holds it.
  *
- * Two owners of one port may coexist if their source addresses do not
- * overlap, or if both asked for reuseaddr and neither listens. An IPv6 id
- * bound to the any address without afonly also claims the IPv4 any address
- * (dual stack); an IPv6 id bound to a v4-mapped address without afonly
- * claims that IPv4 address.
+ * The rules are the in-tree CM's, because callers see them (the parity
+ * suite compares): two owners of one port may coexist when both asked for
+ * reuseaddr and neither listens, when both are afonly and of different
+ * families, or when their addresses are both specific and differ (an IPv4
+ * address and an IPv6 one always differ, v4-mapped or not). A conflict with
+ * a wildcard or loopback address is -EADDRNOTAVAIL, one of two equal
+ * specific addresses -EADDRINUSE.
+ *
+ * An ephemeral port (bind to port 0) is a free port of the namespace's
+ * range or, as in-tree, a used one whose owners all differ from the new id
+ * in destination port, source or destination address: ids with distinct
+ * 4-tuples share ports, so a namespace runs out of them much later.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -50,6 +57,7 @@ static DEFINE_MUTEX(cma_ps_mutex);
 /* The port spaces of one namespace (its net_generic storage). */
 struct cma_ps_net {
 	struct xarray		map[CMA_PS_COUNT];	/* port -> cma_bind */
+	u16			last_eph;	/* not handed out twice in a row */
 };
 
 /* One bound port of one port space. */
@@ -76,119 +84,81 @@ static int cma_ps_index(enum rdma_ucm_port_space ps)
 	return -1;
 }
 
-/*
- * Which part of the IPv4 and of the IPv6 address space an IP source address
- * claims. CMA_CLAIM_NONE is 0 so that a zeroed claim claims nothing.
- */
-enum cma_claim_scope {
-	CMA_CLAIM_NONE,
-	CMA_CLAIM_ANY,
-	CMA_CLAIM_ADDR,
-};
-
-struct cma_claim {
-	enum cma_claim_scope	v4;
-	enum cma_claim_scope	v6;
-	__be32			v4_addr;	/* if v4 == CMA_CLAIM_ADDR */
-};
-
-static bool cma_ps_is_ip(const struct sockaddr *sa)
-{
-	return sa->sa_family == AF_INET || sa->sa_family == AF_INET6;
-}
-
-static void cma_ps_claim(struct rdma_id_private *id_priv, struct cma_claim *c)
-{
-	const struct sockaddr *sa = cma_src_addr(id_priv);
-	const struct sockaddr_in6 *sin6;
-	bool afonly;
-
-	memset(c, 0, sizeof(*c));
-	if (sa->sa_family == AF_INET) {
-		c->v4 = cma_any_addr(sa) ? CMA_CLAIM_ANY : CMA_CLAIM_ADDR;
-		c->v4_addr = ((const struct sockaddr_in *)sa)->sin_addr.s_addr;
-		return;
-	}
-
-	sin6 = (const struct sockaddr_in6 *)sa;
-	afonly = READ_ONCE(id_priv->afonly);
-	if (cma_any_addr(sa)) {
-		c->v6 = CMA_CLAIM_ANY;
-		if (!afonly)
-			c->v4 = CMA_CLAIM_ANY;
-	} else if (!afonly && ipv6_addr_v4mapped(&sin6->sin6_addr)) {
-		c->v4_addr = sin6->sin6_addr.s6_addr32[3];
-		c->v4 = CMA_CLAIM_ADDR;
-		if (ipv4_is_zeronet(c->v4_addr))
-			c->v4 = CMA_CLAIM_ANY;
-	} else {
-		c->v6 = CMA_CLAIM_ADDR;
-	}
-}
-
-/* Do the source addresses of @a and @b overlap? */
-static bool cma_ps_overlap(struct rdma_id_private *a, struct rdma_id_private *b)
-{
-	const struct sockaddr *sa = cma_src_addr(a);
-	const struct sockaddr *sb = cma_src_addr(b);
-	struct cma_claim ca, cb;
-
-	/* Other families (AF_IB): an any address covers everything. */
-	if (!cma_ps_is_ip(sa) || !cma_ps_is_ip(sb))
-		return cma_any_addr(sa) || cma_any_addr(sb) ||
-		       (sa->sa_family == sb->sa_family &&
-			!cma_addr_cmp(sa, sb));
-
-	cma_ps_claim(a, &ca);
-	cma_ps_claim(b, &cb);
-	if (ca.v4 && cb.v4 &&
-	    (ca.v4 == CMA_CLAIM_ANY || cb.v4 == CMA_CLAIM_ANY ||
-	     ca.v4_addr == cb.v4_addr))
-		return true;
-	/* Only AF_INET6 addresses claim IPv6 addresses. */
-	if (ca.v6 && cb.v6 &&
-	    (ca.v6 == CMA_CLAIM_ANY || cb.v6 == CMA_CLAIM_ANY ||
-	     !cma_addr_cmp(sa, sb)))
-		return true;
-	return false;
-}
-
 static bool cma_ps_listening(struct rdma_id_private *id_priv)
 {
 	return READ_ONCE(id_priv->state) == RDMA_CM_LISTEN;
 }
 
 /* A wildcard or loopback address: what in-tree calls "any". */
-static bool cma_ps_wild(struct rdma_id_private *id_priv)
+static bool cma_ps_wild(const struct sockaddr *sa)
 {
-	const struct sockaddr *sa = cma_src_addr(id_priv);
-
 	return cma_any_addr(sa) || cma_loopback_addr(sa);
 }
 
 /*
  * Does @id_priv (listening if @listen) conflict with another owner of
- * @bind? Owners whose addresses overlap may share the port only when both
- * asked for reuseaddr and neither listens. Returns 0, or as in-tree
- * -EADDRNOTAVAIL when either address of the conflict is a wildcard (or
- * loopback) one, -EADDRINUSE when both are specific.
+ * @bind? See the rules at the top. Returns 0, -EADDRNOTAVAIL or
+ * -EADDRINUSE.
  */
 static int cma_ps_conflicts(struct cma_bind *bind,
 			    struct rdma_id_private *id_priv, bool listen)
 {
+	const struct sockaddr *sa = cma_src_addr(id_priv);
 	struct rdma_id_private *cur;
 
 	lockdep_assert_held(&cma_ps_mutex);
 
 	hlist_for_each_entry(cur, &bind->owners, node) {
-		if (cur == id_priv || !cma_ps_overlap(id_priv, cur))
+		const struct sockaddr *sc = cma_src_addr(cur);
+
+		if (cur == id_priv)
 			continue;
-		if (listen || cma_ps_listening(cur) ||
-		    !READ_ONCE(id_priv->reuseaddr) || !READ_ONCE(cur->reuseaddr))
-			return cma_ps_wild(id_priv) || cma_ps_wild(cur) ?
-			       -EADDRNOTAVAIL : -EADDRINUSE;
+		if (!listen && !cma_ps_listening(cur) &&
+		    READ_ONCE(id_priv->reuseaddr) && READ_ONCE(cur->reuseaddr))
+			continue;
+		if (READ_ONCE(id_priv->afonly) && READ_ONCE(cur->afonly) &&
+		    sa->sa_family != sc->sa_family)
+			continue;
+		if (cma_ps_wild(sa) || cma_ps_wild(sc))
+			return -EADDRNOTAVAIL;
+		if (!cma_addr_cmp(sa, sc))
+			return -EADDRINUSE;
 	}
 	return 0;
+}
+
+/*
+ * May @id_priv take the used ephemeral port of @bind? Only if every owner
+ * differs from it in destination port, source address or destination
+ * address (unknown ones, wildcards, do not differ).
+ */
+static bool cma_ps_tuple_unique(struct cma_bind *bind,
+				struct rdma_id_private *id_priv)
+{
+	const struct sockaddr *src = cma_src_addr(id_priv);
+	const struct sockaddr *dst = cma_dst_addr(id_priv);
+	struct rdma_id_private *cur;
+
+	lockdep_assert_held(&cma_ps_mutex);
+
+	hlist_for_each_entry(cur, &bind->owners, node) {
+		const struct sockaddr *csrc = cma_src_addr(cur);
+		const struct sockaddr *cdst = cma_dst_addr(cur);
+
+		if (cur == id_priv)
+			continue;
+		if (cma_port(dst) && cma_port(cdst) &&
+		    cma_port(dst) != cma_port(cdst))
+			continue;
+		if (!cma_ps_wild(src) && !cma_ps_wild(csrc) &&
+		    cma_addr_cmp(src, csrc))
+			continue;
+		if (!cma_ps_wild(dst) && !cma_ps_wild(cdst) &&
+		    cma_addr_cmp(dst, cdst))
+			continue;
+		return false;
+	}
+	return true;
 }
 
 static void cma_ps_attach(struct cma_bind *bind,
@@ -249,10 +219,12 @@ static int cma_ps_bind_port(struct xarray *map,
 }
 
 /*
- * Pick a free port in [pol->low, pol->high], starting at a random offset,
- * skipping the namespace's reserved ports (net.ipv4.ip_local_reserved_ports).
+ * Pick a port in [pol->low, pol->high], starting at a random offset and
+ * skipping the namespace's reserved ports (net.ipv4.ip_local_reserved_ports)
+ * and, as in-tree, the port handed out last: a free one, or a used one that
+ * the 4-tuples allow to share (cma_ps_tuple_unique()).
  */
-static int cma_ps_bind_any(struct xarray *map,
+static int cma_ps_bind_any(struct cma_ps_net *pn, struct xarray *map,
 			   struct rdma_id_private *id_priv,
 			   const struct cma_ps_policy *pol)
 {
@@ -272,15 +244,20 @@ static int cma_ps_bind_any(struct xarray *map,
 
 	for (i = 0; i < range; i++) {
 		port = low + (offset + i) % range;
-		if (inet_is_local_reserved_port(net, port) ||
-		    xa_load(map, port))
+		if (port == pn->last_eph || inet_is_local_reserved_port(net, port))
 			continue;
 
-		bind = cma_ps_new_bind(map, port);
-		if (IS_ERR(bind))
-			return PTR_ERR(bind);
+		bind = xa_load(map, port);
+		if (!bind) {
+			bind = cma_ps_new_bind(map, port);
+			if (IS_ERR(bind))
+				return PTR_ERR(bind);
+		} else if (!cma_ps_tuple_unique(bind, id_priv)) {
+			continue;
+		}
 		cma_set_port(cma_src_addr(id_priv), htons(port));
 		cma_ps_attach(bind, id_priv);
+		pn->last_eph = port;
 		return 0;
 	}
 	return -EADDRNOTAVAIL;
@@ -312,7 +289,7 @@ VISIBLE_IF_KUNIT int cma_ps_bind_table(struct cma_ps_net *pn,
 	if (port)
 		ret = cma_ps_bind_port(map, id_priv, port);
 	else
-		ret = cma_ps_bind_any(map, id_priv, pol);
+		ret = cma_ps_bind_any(pn, map, id_priv, pol);
 out_unlock:
 	mutex_unlock(&cma_ps_mutex);
 	return ret;

@@ -41,10 +41,17 @@ static void cma_default_afonly(struct rdma_id_private *id_priv,
 #endif
 }
 
-int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
+/*
+ * Bind @id_priv to @addr. The destination is @dst (rdma_resolve_addr()
+ * binding an IDLE id) or the unspecified address of @addr's family: a port
+ * handed out for port 0 may be shared by ids whose 4-tuples differ (ps.c).
+ */
+static int cma_bind_addr_dst(struct rdma_id_private *id_priv,
+			     struct sockaddr *addr,
+			     const struct sockaddr *dst)
 {
-	struct rdma_id_private *id_priv = to_id_priv(id);
-	struct rdma_dev_addr *dev_addr = &id->route.addr.dev_addr;
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	struct sockaddr *id_dst = cma_dst_addr(id_priv);
 	int len, ret;
 
 	if (!cma_family_ok(addr))
@@ -55,8 +62,12 @@ int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 	if (!cma_comp_exch(id_priv, RDMA_CM_IDLE, RDMA_CM_ADDR_BOUND))
 		return -EINVAL;
 
-	memset(cma_src_addr(id_priv), 0, sizeof(id->route.addr.src_addr));
+	memset(cma_src_addr(id_priv), 0, sizeof(id_priv->id.route.addr.src_addr));
 	memcpy(cma_src_addr(id_priv), addr, len);
+	memset(id_dst, 0, sizeof(id_priv->id.route.addr.dst_addr));
+	if (dst)
+		memcpy(id_dst, dst, cma_addr_len(dst));
+	id_dst->sa_family = addr->sa_family;
 	if (cma_has_dev_addr(addr)) {
 		ret = cma_addr_translate(addr, dev_addr);
 		if (ret)
@@ -83,6 +94,11 @@ err_state:
 	cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND, RDMA_CM_IDLE);
 	return ret;
 }
+
+int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	return cma_bind_addr_dst(to_id_priv(id), addr, NULL);
+}
 EXPORT_SYMBOL(rdma_bind_addr);
 
 /* Bind an IDLE id to @src, or to the any address of @dst's family. */
@@ -93,7 +109,7 @@ static int cma_bind_for_resolve(struct rdma_id_private *id_priv,
 	struct sockaddr_storage any = {};
 
 	if (src && src->sa_family)
-		return rdma_bind_addr(&id_priv->id, src);
+		return cma_bind_addr_dst(id_priv, src, dst);
 
 	any.ss_family = dst->sa_family;
 	if (dst->sa_family == AF_INET6) {
@@ -103,7 +119,7 @@ static int cma_bind_for_resolve(struct rdma_id_private *id_priv,
 		if (ipv6_addr_type(&d6->sin6_addr) & IPV6_ADDR_LINKLOCAL)
 			a6->sin6_scope_id = d6->sin6_scope_id;
 	}
-	return rdma_bind_addr(&id_priv->id, (struct sockaddr *)&any);
+	return cma_bind_addr_dst(id_priv, (struct sockaddr *)&any, dst);
 }
 
 static void cma_addr_done(struct cma_addr_req *req, int status)
@@ -150,10 +166,11 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	if (!dst_addr || !cma_family_ok(dst_addr))
 		return -EAFNOSUPPORT;
 	len = cma_addr_len(dst_addr);
-	if (src_addr && src_addr->sa_family &&
-	    src_addr->sa_family != dst_addr->sa_family)
-		return -EINVAL;
 
+	/*
+	 * As in-tree, an IDLE id is bound first, to @src_addr even when its
+	 * family is not @dst_addr's: the mismatch is refused below, bound.
+	 */
 	if (cma_state(id_priv) == RDMA_CM_IDLE) {
 		ret = cma_bind_for_resolve(id_priv, src_addr, dst_addr);
 		if (ret)

@@ -55,11 +55,9 @@ static struct cma_ps_net *ps_test_table(struct kunit *test)
 	return pn;
 }
 
-static void ps_test_set_addr(struct kunit *test, struct rdma_id_private *id,
-			     const char *str, u16 port)
+static void ps_test_set_sa(struct kunit *test, struct sockaddr_storage *ss,
+			   const char *str, u16 port)
 {
-	struct sockaddr_storage *ss = &id->id.route.addr.src_addr;
-
 	memset(ss, 0, sizeof(*ss));
 	if (strchr(str, ':')) {
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
@@ -78,6 +76,12 @@ static void ps_test_set_addr(struct kunit *test, struct rdma_id_private *id,
 						  (u8 *)&sin->sin_addr.s_addr,
 						  -1, NULL));
 	}
+}
+
+static void ps_test_set_addr(struct kunit *test, struct rdma_id_private *id,
+			     const char *str, u16 port)
+{
+	ps_test_set_sa(test, &id->id.route.addr.src_addr, str, port);
 }
 
 static u16 ps_test_port(struct rdma_id_private *id)
@@ -119,8 +123,11 @@ struct ps_test_end {
 };
 
 /*
- * As in-tree, a conflict with a wildcard on either side is -EADDRNOTAVAIL,
- * between two specific addresses -EADDRINUSE.
+ * As in-tree (tests/parity compares the same pairs on both stacks): a
+ * conflict with a wildcard on either side is -EADDRNOTAVAIL, between two
+ * equal specific addresses -EADDRINUSE; ids that are both afonly and of
+ * different families never conflict, and an IPv4 address never equals an
+ * IPv6 one, v4-mapped or not.
  */
 struct ps_conflict_case {
 	const char		*desc;
@@ -196,21 +203,23 @@ static const struct ps_conflict_case ps_conflict_cases[] = {
 	{ "v6 any afonly, v4 addr", END("::", 0, 1, 0),
 	  END("10.0.0.1", 0, 1, 0), 0 },
 	{ "v4 any, v6 addr", END("0.0.0.0", 0, 1, 0),
-	  END("fd00::1", 0, 0, 0), 0 },
+	  END("fd00::1", 0, 0, 0), -EADDRNOTAVAIL },
+	{ "v4 any, v6 addr afonly", END("0.0.0.0", 0, 1, 0),
+	  END("fd00::1", 0, 1, 0), 0 },
 	{ "v6 addr, v4 any", END("fd00::1", 0, 0, 0),
-	  END("0.0.0.0", 0, 1, 0), 0 },
+	  END("0.0.0.0", 0, 1, 0), -EADDRNOTAVAIL },
 	{ "v4 addr, v6 addr", END("10.0.0.1", 0, 1, 0),
 	  END("fd00::1", 0, 0, 0), 0 },
 	{ "v4 addr, v6 v4-mapped same addr", END("10.0.0.1", 0, 1, 0),
-	  END("::ffff:10.0.0.1", 0, 0, 0), -EADDRINUSE },
+	  END("::ffff:10.0.0.1", 0, 0, 0), 0 },
 	{ "v4 addr, v6 v4-mapped other addr", END("10.0.0.1", 0, 1, 0),
 	  END("::ffff:10.0.0.2", 0, 0, 0), 0 },
 	{ "v4 any, v6 v4-mapped addr", END("0.0.0.0", 0, 1, 0),
 	  END("::ffff:10.0.0.1", 0, 0, 0), -EADDRNOTAVAIL },
 	{ "v4 addr, v6 v4-mapped any", END("10.0.0.1", 0, 1, 0),
-	  END("::ffff:0.0.0.0", 0, 0, 0), -EADDRINUSE },
+	  END("::ffff:0.0.0.0", 0, 0, 0), 0 },
 	{ "v6 any afonly, v6 v4-mapped addr", END("::", 0, 1, 0),
-	  END("::ffff:10.0.0.1", 0, 0, 0), 0 },
+	  END("::ffff:10.0.0.1", 0, 0, 0), -EADDRNOTAVAIL },
 	{ "v4 any reuse, v6 any dual-stack reuse", END("0.0.0.0", 1, 1, 0),
 	  END("::", 1, 0, 0), 0 },
 	{ "v4 any reuse listening, v6 any dual-stack reuse",
@@ -294,6 +303,49 @@ static void ps_test_ephemeral_unique(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL, cma_ps_bind_table(pn, id, &pol));
 	KUNIT_EXPECT_NULL(test, id->bind_list);
 	KUNIT_EXPECT_EQ(test, 0, ps_test_port(id));
+}
+
+/*
+ * As in-tree, ids whose 4-tuples differ share ephemeral ports: with two
+ * ports, five ids to distinct destination ports all bind; ids to one
+ * destination get one port each, so the third is refused. The port handed
+ * out last is not handed out again at once.
+ */
+static void ps_test_ephemeral_share(struct kunit *test)
+{
+	const struct cma_ps_policy pol = {
+		.low = 46000, .high = 46001, .may_bind_service = false,
+	};
+	struct cma_ps_net *pn = ps_test_table(test);
+	struct rdma_id_private *id, *prev = NULL;
+	unsigned int i;
+
+	for (i = 0; i < 5; i++) {
+		id = ps_test_id(test, RDMA_PS_TCP, "10.0.0.1", 0);
+		ps_test_set_sa(test, &id->id.route.addr.dst_addr, "10.0.0.2",
+			       7000 + i);
+		KUNIT_ASSERT_EQ_MSG(test, 0, cma_ps_bind_table(pn, id, &pol),
+				    "id %u to a distinct port", i);
+		if (prev)
+			KUNIT_EXPECT_NE(test, ps_test_port(prev),
+					ps_test_port(id));
+		prev = id;
+	}
+	for (i = 0; i < 3; i++) {
+		id = ps_test_id(test, RDMA_PS_TCP, "10.0.0.1", 0);
+		ps_test_set_sa(test, &id->id.route.addr.dst_addr, "10.0.0.2",
+			       7100);
+		KUNIT_EXPECT_EQ_MSG(test, i < 2 ? 0 : -EADDRNOTAVAIL,
+				    cma_ps_bind_table(pn, id, &pol),
+				    "id %u to the same destination", i);
+	}
+	/* Another source address, or a wildcard destination: no clash. */
+	id = ps_test_id(test, RDMA_PS_TCP, "10.0.0.3", 0);
+	ps_test_set_sa(test, &id->id.route.addr.dst_addr, "10.0.0.2", 7100);
+	KUNIT_EXPECT_EQ(test, 0, cma_ps_bind_table(pn, id, &pol));
+	id = ps_test_id(test, RDMA_PS_TCP, "10.0.0.1", 0);
+	ps_test_set_sa(test, &id->id.route.addr.dst_addr, "0.0.0.0", 0);
+	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL, cma_ps_bind_table(pn, id, &pol));
 }
 
 static void ps_test_ephemeral_exhaustion(struct kunit *test)
@@ -612,6 +664,7 @@ static void ps_test_public_privileged(struct kunit *test)
 static struct kunit_case cma_ps_test_cases[] = {
 	KUNIT_CASE_PARAM(ps_test_conflict, ps_conflict_gen_params),
 	KUNIT_CASE(ps_test_ephemeral_unique),
+	KUNIT_CASE(ps_test_ephemeral_share),
 	KUNIT_CASE(ps_test_ephemeral_exhaustion),
 	KUNIT_CASE(ps_test_ephemeral_random),
 	KUNIT_CASE(ps_test_unbind_frees_port),

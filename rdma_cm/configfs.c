@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/config/rdma_cm: per-port defaults, the in-tree interface
+ * (Documentation/ABI/testing/configfs-rdma_cm).
+ *
+ *   mkdir /sys/kernel/config/rdma_cm/<device>	     (-ENODEV if unknown)
+ *   <device>/ports/<n>/default_roce_mode   "IB/RoCE v1" or "RoCE v2"; a type
+ *					     the port lacks is -EINVAL
+ *   <device>/ports/<n>/default_roce_tos    0-255
+ *
+ * The values live in the cma_device (cma_priv.h), so they outlive the
+ * directory and go with the device; a directory whose device went away
+ * answers -ENODEV. The directory keeps only the device's name.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/configfs.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+#include "cma_priv.h"
+
+struct cma_cfs_port {
+	struct config_group	group;
+	u32			port;
+};
+
+struct cma_cfs_dev {
+	struct config_group	group;		/* <device> */
+	struct config_group	ports;		/* <device>/ports */
+	char			name[IB_DEVICE_NAME_MAX];
+	u32			nports;
+	struct cma_cfs_port	port[];
+};
+
+static const char * const cma_gid_type_names[] = {
+	[IB_GID_TYPE_IB]		= "IB/RoCE v1",
+	[IB_GID_TYPE_ROCE_UDP_ENCAP]	= "RoCE v2",
+};
+
+static struct cma_cfs_port *to_cfs_port(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct cma_cfs_port, group);
+}
+
+/* The device and port of a port directory; -ENODEV once it is gone. */
+static int cma_cfs_get(struct config_item *item, struct cma_device **cma_dev,
+		       struct cma_port_cfg **cfg)
+{
+	struct cma_cfs_port *p = to_cfs_port(item);
+	struct cma_cfs_dev *d;
+	struct ib_device *device;
+
+	/* ports/<n> -> ports -> <device> */
+	d = container_of(to_config_group(item->ci_parent), struct cma_cfs_dev,
+			 ports);
+	*cma_dev = cma_get_dev_by_name(d->name);
+	if (!*cma_dev)
+		return -ENODEV;
+	device = (*cma_dev)->device;
+	if (!rdma_is_port_valid(device, p->port)) {
+		cma_dev_put(*cma_dev);
+		return -ENODEV;
+	}
+	*cfg = &(*cma_dev)->port_cfg[p->port - rdma_start_port(device)];
+	return 0;
+}
+
+static ssize_t default_roce_mode_show(struct config_item *item, char *buf)
+{
+	struct cma_device *cma_dev;
+	struct cma_port_cfg *cfg;
+	u8 type;
+	int ret;
+
+	ret = cma_cfs_get(item, &cma_dev, &cfg);
+	if (ret)
+		return ret;
+	type = READ_ONCE(cfg->gid_type);
+	cma_dev_put(cma_dev);
+	if (type >= ARRAY_SIZE(cma_gid_type_names) || !cma_gid_type_names[type])
+		return -EINVAL;
+	return sysfs_emit(buf, "%s\n", cma_gid_type_names[type]);
+}
+
+static ssize_t default_roce_mode_store(struct config_item *item,
+				       const char *buf, size_t count)
+{
+	struct cma_port_cfg *cfg;
+	struct cma_device *cma_dev;
+	struct cma_cfs_port *p = to_cfs_port(item);
+	int type, ret;
+
+	ret = cma_cfs_get(item, &cma_dev, &cfg);
+	if (ret)
+		return ret;
+	type = sysfs_match_string(cma_gid_type_names, buf);
+	if (type < 0 || !(cma_gid_types(cma_dev->device, p->port) & BIT(type)))
+		ret = -EINVAL;
+	else
+		WRITE_ONCE(cfg->gid_type, type);
+	cma_dev_put(cma_dev);
+	return ret ?: strnlen(buf, count);
+}
+
+static ssize_t default_roce_tos_show(struct config_item *item, char *buf)
+{
+	struct cma_device *cma_dev;
+	struct cma_port_cfg *cfg;
+	u8 tos;
+	int ret;
+
+	ret = cma_cfs_get(item, &cma_dev, &cfg);
+	if (ret)
+		return ret;
+	tos = READ_ONCE(cfg->roce_tos);
+	cma_dev_put(cma_dev);
+	return sysfs_emit(buf, "%u\n", tos);
+}
+
+static ssize_t default_roce_tos_store(struct config_item *item,
+				      const char *buf, size_t count)
+{
+	struct cma_device *cma_dev;
+	struct cma_port_cfg *cfg;
+	u8 tos;
+	int ret;
+
+	ret = kstrtou8(buf, 0, &tos);
+	if (ret)
+		return ret;
+	ret = cma_cfs_get(item, &cma_dev, &cfg);
+	if (ret)
+		return ret;
+	WRITE_ONCE(cfg->roce_tos, tos);
+	cma_dev_put(cma_dev);
+	return strnlen(buf, count);
+}
+
+CONFIGFS_ATTR(, default_roce_mode);
+CONFIGFS_ATTR(, default_roce_tos);
+
+static struct configfs_attribute *cma_cfs_port_attrs[] = {
+	&attr_default_roce_mode,
+	&attr_default_roce_tos,
+	NULL,
+};
+
+static const struct config_item_type cma_cfs_port_type = {
+	.ct_attrs	= cma_cfs_port_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+static const struct config_item_type cma_cfs_ports_type = {
+	.ct_owner	= THIS_MODULE,
+};
+
+/* The last reference to <device> is gone: its ports went before it. */
+static void cma_cfs_dev_release(struct config_item *item)
+{
+	kfree(container_of(to_config_group(item), struct cma_cfs_dev, group));
+}
+
+static struct configfs_item_operations cma_cfs_dev_ops = {
+	.release	= cma_cfs_dev_release,
+};
+
+static const struct config_item_type cma_cfs_dev_type = {
+	.ct_item_ops	= &cma_cfs_dev_ops,
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct config_group *cma_cfs_make_dev(struct config_group *parent,
+					     const char *name)
+{
+	struct cma_device *cma_dev;
+	struct cma_cfs_dev *d;
+	u32 i, n;
+
+	cma_dev = cma_get_dev_by_name(name);
+	if (!cma_dev)
+		return ERR_PTR(-ENODEV);
+	n = cma_dev->device->phys_port_cnt;
+	cma_dev_put(cma_dev);
+
+	d = kzalloc(struct_size(d, port, n), GFP_KERNEL);
+	if (!d)
+		return ERR_PTR(-ENOMEM);
+	strscpy(d->name, name, sizeof(d->name));
+	d->nports = n;
+	config_group_init_type_name(&d->group, name, &cma_cfs_dev_type);
+	config_group_init_type_name(&d->ports, "ports", &cma_cfs_ports_type);
+	configfs_add_default_group(&d->ports, &d->group);
+	for (i = 0; i < n; i++) {
+		char num[11];
+
+		d->port[i].port = i + 1;
+		snprintf(num, sizeof(num), "%u", i + 1);
+		config_group_init_type_name(&d->port[i].group, num,
+					    &cma_cfs_port_type);
+		configfs_add_default_group(&d->port[i].group, &d->ports);
+	}
+	return &d->group;
+}
+
+static void cma_cfs_drop_dev(struct config_group *parent,
+			     struct config_item *item)
+{
+	struct cma_cfs_dev *d = container_of(to_config_group(item),
+					     struct cma_cfs_dev, group);
+
+	configfs_remove_default_groups(&d->ports);
+	configfs_remove_default_groups(&d->group);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations cma_cfs_root_ops = {
+	.make_group	= cma_cfs_make_dev,
+	.drop_item	= cma_cfs_drop_dev,
+};
+
+static const struct config_item_type cma_cfs_root_type = {
+	.ct_group_ops	= &cma_cfs_root_ops,
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct configfs_subsystem cma_cfs = {
+	.su_group = {
+		.cg_item = {
+			.ci_namebuf	= "rdma_cm",
+			.ci_type	= &cma_cfs_root_type,
+		},
+	},
+};
+
+int cma_configfs_init(void)
+{
+	config_group_init(&cma_cfs.su_group);
+	mutex_init(&cma_cfs.su_mutex);
+	return configfs_register_subsystem(&cma_cfs);
+}
+
+void cma_configfs_exit(void)
+{
+	configfs_unregister_subsystem(&cma_cfs);
+}
