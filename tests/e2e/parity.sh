@@ -1,46 +1,173 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Differential parity with the in-tree CM, in one boot: tests/parity's
-# cm_parity.ko runs its scenarios (in-kernel API: return codes, events with
-# status and private data, id states) on our stack, then the in-tree
-# rdma_cm/iw_cm are loaded in place of ours and it runs them again; then ours
-# come back. Every difference fails, unless its scenario stands in
-# tests/parity/deviations with the reason. On the stock VM the scenarios run
-# once (a baseline: they must not time out).
-# orcm-timeout: 300
+# Differential parity with the in-tree CM, in one boot. Two interfaces:
+#  - the in-kernel API, as ULPs call it: tests/parity's cm_parity.ko runs its
+#    scenarios (return codes, events with status and private data, id
+#    states, device and port), the ephemeral-port ones with the port range
+#    narrowed to two ports;
+#  - librdmacm through the stock rdma_ucm: cmprobe servers and clients
+#    (events, private data, errors, exit codes) and `rdma res show cm_id`
+#    snapshots of a listening and of a connected pair.
+# Both run on our stack, then the in-tree rdma_cm/iw_cm (and rdma_ucm) are
+# loaded in place of ours and both run again; then ours come back. Every
+# difference fails, unless its scenario stands in tests/parity/deviations
+# with the reason. On the stock VM they run once (a baseline: no timeouts).
+# orcm-timeout: 600
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
+# shellcheck source=tests/e2e/cmprobe.bash
+. "$(dirname "$0")/cmprobe.bash"
 
 KO=$ORCM_PARITY_KO
 [ -f "$KO" ] || fail "cm_parity.ko not built ($KO)"
 MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
 DEV=$ORCM_REPO/tests/parity/deviations
+A=198.18.1.1 B=198.18.1.2 B6=2001:2:0:1::2
+RANGE=$(sysctl -n net.ipv4.ip_local_port_range)
 
 # siw on one veth end in the initial namespace (kernel ULPs' namespace);
-# both parity addresses on it, so a connection is local, as in ULP setups.
+# every parity address on it, so a connection is local, as in ULP setups.
 parity_net() {
 	ip link add pA type veth peer name pB
-	ip addr add 198.18.1.1/24 dev pA
-	ip addr add 198.18.1.2/24 dev pA
+	ip addr add $A/24 dev pA
+	ip addr add $B/24 dev pA
+	ip addr add 2001:2:0:1::1/64 dev pA nodad
+	ip addr add $B6/64 dev pA nodad
 	ip link set pA up
 	ip link set pB up
 	rdma link add sP type siw netdev pA
 	wait_for 10 "sP ACTIVE" bash -c "rdma link show sP/1 | grep -q ACTIVE"
 }
 parity_net_down() {
+	sysctl -qw net.ipv4.ip_local_port_range="$RANGE" || true
 	rdma link delete sP 2>/dev/null || true
 	ip link delete pA 2>/dev/null || true
 }
 trap 'parity_net_down; cleanup' EXIT
 
-# run_scenarios OUT LABEL STACK: load cm_parity.ko, run every scenario, keep the trace.
+# ---- librdmacm scenarios (cmprobe over rdma_ucm) ----
+
+# res_snapshot: this device's `rdma res show cm_id`, normalised (pids, id
+# numbers and ephemeral ports vary), sorted.
+res_snapshot() {
+	rdma res show cm_id | grep ' sP/' |
+		sed -E 's/ pid [0-9]+//; s/ cm-idn [0-9]+//; s/ lqpn [0-9]+//; s/:[1-9][0-9]{4}( |$)/:EPH\1/g' |
+		sort
+}
+# u_server NAME ARGS...: a cmprobe server in the background, listening.
+u_server() {
+	local name=$1
+	shift
+	"$CMPROBE" -s "$@" >"/tmp/u-$name.log" 2>&1 &
+	U_PID=$!
+	wait_for 10 "cmprobe $name listening" listening "u-$name" ||
+		{ cat "/tmp/u-$name.log"; return 1; }
+}
+u_client() {
+	local name=$1 rc=0
+	shift
+	timeout -k 2 20 "$CMPROBE" -c "$@" >"/tmp/u-$name.log" 2>&1 || rc=$?
+	echo "$name: exit $rc"
+	sed "s/^/$name: /" "/tmp/u-$name.log"
+}
+u_server_end() {
+	local name=$1 rc=0
+	wait_pid "$U_PID" 20 || rc=$?
+	echo "$name: exit $rc"
+	sed "s/^/$name: /" "/tmp/u-$name.log"
+}
+u_accept_pd() {
+	u_server server -b $B -p 7401 -k 40 -n 1 -T 15
+	u_client client -a $B -p 7401 -P 20
+	u_server_end server
+}
+u_reject_pd() {
+	u_server server -b $B -p 7402 -j 30 -n 1 -T 15
+	u_client client -a $B -p 7402 -P 10
+	u_server_end server
+}
+u_no_listener() { u_client client -a $B -p 7403; }
+u_bind_conflict() {
+	u_server first -b $B -p 7404 -n 0 -T 15
+	timeout 10 "$CMPROBE" -s -b $B -p 7404 -n 0 -T 1 >/tmp/u-second.log 2>&1
+	echo "second: exit $?"
+	sed 's/^/second: /' /tmp/u-second.log
+	kill "$U_PID"
+	wait "$U_PID" 2>/dev/null || true
+}
+u_ipv6() {
+	u_server server -b $B6 -p 7405 -k 3 -n 1 -T 15
+	u_client client -a $B6 -p 7405 -P 5
+	u_server_end server
+}
+u_res_listen() {
+	u_server server -b 0.0.0.0 -p 7406 -n 0 -T 15
+	res_snapshot
+	kill "$U_PID"
+	wait "$U_PID" 2>/dev/null || true
+}
+u_res_connected() {
+	u_server server -b $B -p 7407 -n 1 -T 15
+	"$CMPROBE" -c -a $B -p 7407 -H 3000 >/tmp/u-client.log 2>&1 &
+	local c=$!
+	wait_for 10 "client ESTABLISHED" grep -q 'event ESTABLISHED' /tmp/u-client.log
+	res_snapshot
+	wait_pid "$c" 20 || true
+	u_server_end server >/dev/null
+}
+# The configfs tree (/sys/kernel/config/rdma_cm) a script sees.
+u_try() {
+	local out rc=0
+	out=$("$@" 2>&1) || rc=$?
+	echo "$* -> $rc${out:+ ${out##*: }}"
+}
+u_configfs() {
+	local c=/sys/kernel/config/rdma_cm p=/sys/kernel/config/rdma_cm/sP/ports/1
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	u_try mkdir $c/nosuchdev
+	u_try mkdir $c/sP
+	u_try ls $c/sP $c/sP/ports $p
+	u_try cat $p/default_roce_mode $p/default_roce_tos
+	u_try sh -c "echo 'RoCE v2' >$p/default_roce_mode"
+	u_try sh -c "echo bogus >$p/default_roce_mode"
+	u_try sh -c "echo 'IB/RoCE v1' >$p/default_roce_mode"
+	u_try sh -c "echo 300 >$p/default_roce_tos"
+	u_try sh -c "echo 32 >$p/default_roce_tos"
+	u_try rmdir $c/sP
+	u_try mkdir $c/sP
+	u_try cat $p/default_roce_mode $p/default_roce_tos
+	u_try sh -c "echo 0 >$p/default_roce_tos"
+	u_try rmdir $c/sP
+}
+# The fields `rdma stat` shows for the device (counts vary: not compared).
+u_rdma_stat() {
+	rdma stat show link sP/1 2>&1 | sed -E 's/ [0-9]+/ N/g'
+	rdma stat qp show link sP/1 2>&1
+}
+UCMA=(u_configfs u_rdma_stat u_accept_pd u_reject_pd u_no_listener u_bind_conflict u_ipv6 u_res_listen u_res_connected)
+
+# run_scenarios OUT LABEL STACK: every kernel scenario (then the narrow ones,
+# port range narrowed) and every librdmacm one; keep the trace.
 run_scenarios() {
+	local out=$1 f
 	insmod "$KO" || fail "insmod $KO"
+	f=$(sed 's/ .*//' /sys/kernel/debug/cm_parity/list | sort | uniq -d)
+	[ -z "$f" ] || { rmmod cm_parity; fail "scenario names used twice: $f"; }
 	echo all >/sys/kernel/debug/cm_parity/run || { rmmod cm_parity; fail "run failed"; }
-	cat /sys/kernel/debug/cm_parity/trace >"$1"
+	cat /sys/kernel/debug/cm_parity/trace >"$out"
+	sysctl -qw net.ipv4.ip_local_port_range="40000 40001"
+	echo narrow >/sys/kernel/debug/cm_parity/run || { rmmod cm_parity; fail "narrow run failed"; }
+	sysctl -qw net.ipv4.ip_local_port_range="$RANGE"
+	cat /sys/kernel/debug/cm_parity/trace >>"$out"
 	rmmod cm_parity || fail "rmmod cm_parity"
-	say "trace ($2):"
-	sed 's/^/    /' "$1"
+	# A scenario that fails (a fail() inside) shows so in the trace.
+	for f in "${UCMA[@]}"; do
+		echo "scenario ucma-${f#u_}"
+		# Ephemeral ports (5 digits; ours are 74xx) vary from run to run.
+		{ "$f" 2>&1 || echo "status $?"; } |
+			sed -E 's/^/  /; s/port [1-9][0-9]{4}/port EPH/g' || true
+	done >>"$out"
+	say "trace ($2): $(grep -c '^scenario' "$out") scenarios"
 	# Our id count only exists while our rdma_cm is loaded.
 	ORCM_STACK=$3 wait_for 10 "no CM id left after the scenarios" cm_ids_empty
 }
@@ -48,20 +175,34 @@ run_scenarios() {
 parity_net
 if [ "${ORCM_STACK:-}" != ours ]; then
 	run_scenarios /tmp/parity-stock.txt stock stock
+	sed 's/^/    /' /tmp/parity-stock.txt
 	! grep -q 'timed out' /tmp/parity-stock.txt || fail "a scenario timed out on the stock stack"
 	say "ok: $(grep -c '^scenario' /tmp/parity-stock.txt) scenarios on the stock stack"
 	exit 0
 fi
 
 run_scenarios /tmp/parity-ours.txt ours ours
+# The librdmacm part, for the log; and the scenarios must have done what
+# they are about (equal failures on both stacks would compare equal).
+sed -n '/^scenario ucma-/,$p' /tmp/parity-ours.txt | sed 's/^/    /'
+for want in 'ucma-accept_pd:client: event ESTABLISHED status 0 pdata 40' \
+	'ucma-reject_pd:client: event REJECTED' \
+	'ucma-ipv6:server: exit 0' 'ucma-res_connected:link sP/1' \
+	'connect-active-disconnects:client: event disconnected status=0' \
+	'pd-connect-255:listener: event connect request status=0 pd=255:'; do
+	awk -v s="scenario ${want%%:*}" '$0 == s { f = 1; next } /^scenario / { f = 0 } f' \
+		/tmp/parity-ours.txt >/tmp/par-sc.txt
+	grep -qF -- "${want#*:}" /tmp/par-sc.txt ||
+		{ cat /tmp/par-sc.txt; fail "scenario ${want%%:*} lacks '${want#*:}'"; }
+done
 # Swap: ours out, the in-tree CMs in (the kernel's own module requests for
 # them stay refused; this loads them by hand).
 rmmod rdma_ucm rdma_cm iw_cm || fail "cannot unload our stack"
-"${MP[@]}" rdma_cm || fail "cannot load the in-tree rdma_cm"
+{ "${MP[@]}" rdma_cm && "${MP[@]}" rdma_ucm; } || fail "cannot load the in-tree rdma_cm"
 run_scenarios /tmp/parity-stock.txt in-tree stock
-rmmod rdma_cm ib_cm iw_cm || fail "cannot unload the in-tree stack"
-insmod "$ORCM_OURS_DIR/iw_cm/iw_cm.ko" && insmod "$ORCM_OURS_DIR/rdma_cm/rdma_cm.ko" &&
-	insmod "$(modinfo -b "$ORCM_MODROOT" -k "$ORCM_KREL" -n rdma_ucm)" ||
+rmmod rdma_ucm rdma_cm ib_cm iw_cm || fail "cannot unload the in-tree stack"
+{ insmod "$ORCM_OURS_DIR/iw_cm/iw_cm.ko" && insmod "$ORCM_OURS_DIR/rdma_cm/rdma_cm.ko" &&
+	insmod "$(modinfo -b "$ORCM_MODROOT" -k "$ORCM_KREL" -n rdma_ucm)"; } ||
 	fail "cannot reload our stack"
 [ "$(cat /sys/module/rdma_cm/srcversion)" = "$(modinfo -F srcversion "$ORCM_OURS_DIR/rdma_cm/rdma_cm.ko")" ] ||
 	fail "rdma_cm is not ours after the swap"
@@ -88,6 +229,7 @@ for f in /tmp/par-s/*; do
 	fi
 	sed 's/^/    /' /tmp/par.diff
 done
-[ "$n" -gt 0 ] || fail "no scenario ran"
+[ "$(find /tmp/par-o -type f | wc -l)" -eq "$n" ] || fail "the stacks ran different scenario sets"
+[ "$n" -ge 150 ] || fail "only $n scenarios ran (150 or more expected)"
 [ "$bad" -eq 0 ] || fail "$bad of $n scenarios differ from the in-tree CM"
 say "ok: $n scenarios, identical to the in-tree CM but $dev documented deviation(s)"

@@ -30,6 +30,23 @@ static bool pt_established(struct pt_id *l, struct pt_id *c)
 	return pt_wait(l->child, RDMA_CM_EVENT_ESTABLISHED);
 }
 
+/* Established: the client disconnects, the passive side hears it. */
+static void pt_disconnect_pair(struct pt_id *l, struct pt_id *c)
+{
+	if (!pt_established(l, c))
+		return;
+	pt_call(c, "disconnect", rdma_disconnect(c->id));
+	pt_wait(l->child, RDMA_CM_EVENT_DISCONNECTED);
+}
+
+/* Destroy what a pair scenario made: accepted ids, the client, the listener. */
+static void pt_end_pair(struct pt_id *l, struct pt_id *c)
+{
+	pt_destroy_children();
+	pt_destroy(c);
+	pt_destroy(l);
+}
+
 static void pt_states(struct pt_id *l, struct pt_id *c)
 {
 	pt_call(c, "after", 0);
@@ -60,9 +77,7 @@ static void sc_connect(int active_first)
 	pt_call(l.child, "disconnect again", rdma_disconnect(l.child->id));
 	pt_connect_param(&c, 0, 1, 1);	/* again */
 out:
-	pt_destroy_children();
-	pt_destroy(&c);
-	pt_destroy(&l);
+	pt_end_pair(&l, &c);
 }
 
 /* Both ends call rdma_disconnect() back to back. */
@@ -79,9 +94,7 @@ static void sc_disconnect_both(int arg)
 	pt_wait(l.child, RDMA_CM_EVENT_DISCONNECTED);
 	pt_states(&l, &c);
 out:
-	pt_destroy_children();
-	pt_destroy(&c);
-	pt_destroy(&l);
+	pt_end_pair(&l, &c);
 }
 
 /* Calls that are wrong once connected. */
@@ -108,9 +121,7 @@ static void sc_connected_calls(int arg)
 	pt_wait(&c, RDMA_CM_EVENT_DISCONNECTED);
 	pt_wait(ch, RDMA_CM_EVENT_DISCONNECTED);
 out:
-	pt_destroy_children();
-	pt_destroy(&c);
-	pt_destroy(&l);
+	pt_end_pair(&l, &c);
 }
 
 /* A listener that rejects with private data, or refuses. */
@@ -203,9 +214,7 @@ static void sc_pd(int arg)
 		pt_wait(l.child, RDMA_CM_EVENT_DISCONNECTED);
 	}
 out:
-	pt_destroy_children();
-	pt_destroy(&c);
-	pt_destroy(&l);
+	pt_end_pair(&l, &c);
 }
 
 /* IRD/ORD that the caller asks for. */
@@ -223,14 +232,9 @@ static void sc_ird_ord(int i)
 	pt_log("  client: create_qp -> %d\n", pt_qp(&c));
 	if (pt_connect_param(&c, 0, ird_ord[i][0], ird_ord[i][1]))
 		goto out;
-	if (pt_established(&l, &c)) {
-		pt_call(&c, "disconnect", rdma_disconnect(c.id));
-		pt_wait(l.child, RDMA_CM_EVENT_DISCONNECTED);
-	}
+	pt_disconnect_pair(&l, &c);
 out:
-	pt_destroy_children();
-	pt_destroy(&c);
-	pt_destroy(&l);
+	pt_end_pair(&l, &c);
 }
 
 /* rdma_connect() and rdma_accept() without a QP. */
@@ -252,9 +256,7 @@ static void sc_no_qp(int passive)
 	if (!pt_connect_param(&c, 0, 1, 1))
 		pt_wait(&c, RDMA_CM_EVENT_REJECTED);
 out:
-	pt_destroy_children();
-	pt_destroy(&c);
-	pt_destroy(&l);
+	pt_end_pair(&l, &c);
 }
 
 /* Destroy without a disconnect: the peer sees DISCONNECTED. */
@@ -300,9 +302,7 @@ static void sc_destroy(int how)
 		break;
 	}
 out:
-	pt_destroy_children();
-	pt_destroy(&c);
-	pt_destroy(&l);
+	pt_end_pair(&l, &c);
 }
 
 /* The handler returns 1 on an event: the CM destroys the id. */
@@ -372,9 +372,7 @@ static void sc_handler_destroy(int i)
 	pt_wait(l.child, RDMA_CM_EVENT_DISCONNECTED);
 out:
 	pt_call(&c, "after", 0);
-	pt_destroy_children();
-	pt_destroy(&c);
-	pt_destroy(&l);
+	pt_end_pair(&l, &c);
 }
 
 /* Listeners on each kind of address, and who may connect to them. */
@@ -411,9 +409,7 @@ static void sc_listen_connect(int i)
 	}
 out:
 	pt_call(&c, "after", 0);
-	pt_destroy_children();
-	pt_destroy(&c);
-	pt_destroy(&l);
+	pt_end_pair(&l, &c);
 }
 
 /* Two listeners on one port (A and B), a connection to each, in turn. */
@@ -453,14 +449,9 @@ static void sc_relisten(int arg)
 	pt_destroy(&l);
 	if (!pt_pair(&l, &c, PARITY_B, PARITY_B, port, PT_ACCEPT, 0))
 		goto out;
-	if (pt_established(&l, &c)) {
-		pt_call(&c, "disconnect", rdma_disconnect(c.id));
-		pt_wait(l.child, RDMA_CM_EVENT_DISCONNECTED);
-	}
+	pt_disconnect_pair(&l, &c);
 out:
-	pt_destroy_children();
-	pt_destroy(&c);
-	pt_destroy(&l);
+	pt_end_pair(&l, &c);
 }
 
 /* Several clients of one listener, one after the other, all kept. */
