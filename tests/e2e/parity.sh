@@ -144,7 +144,51 @@ u_rdma_stat() {
 	rdma stat show link sP/1 2>&1 | sed -E 's/ [0-9]+/ N/g'
 	rdma stat qp show link sP/1 2>&1
 }
-UCMA=(u_configfs u_rdma_stat u_accept_pd u_reject_pd u_no_listener u_bind_conflict u_ipv6 u_res_listen u_res_connected)
+# Device removal under a listener and a connection (both see DEVICE_REMOVAL
+# and exit); the device comes back for the scenarios after this one.
+u_removal() {
+	u_server server -b $B -p 7408 -n 0 -T 15
+	"$CMPROBE" -c -a $B -p 7408 -H 10000 -T 15 >/tmp/u-client.log 2>&1 &
+	local c=$!
+	wait_for 10 "client ESTABLISHED" grep -q 'event ESTABLISHED' /tmp/u-client.log
+	rdma link delete sP
+	wait_pid "$c" 20
+	echo "client: exit $?"
+	sed 's/^/client: /' /tmp/u-client.log
+	u_server_end server
+	rdma link add sP type siw netdev pA
+	wait_for 10 "sP ACTIVE again" bash -c "rdma link show sP/1 | grep -q ACTIVE"
+}
+# A namespace of its own: a connection inside it, and its address is not
+# reachable from (nor bindable in) the initial namespace.
+u_netns() {
+	ip netns add parN
+	ip link add nA type veth peer name nB
+	ip link set nA netns parN
+	ip link set nB netns parN
+	ip -n parN addr add 198.18.3.1/24 dev nA
+	ip -n parN link set lo up
+	ip -n parN link set nA up
+	ip -n parN link set nB up
+	ip netns exec parN rdma link add sN type siw netdev nA
+	wait_for 10 "sN ACTIVE" bash -c "rdma link show sN/1 | grep -q ACTIVE"
+	ip netns exec parN "$CMPROBE" -s -b 198.18.3.1 -p 7409 -n 1 -T 15 >/tmp/u-server.log 2>&1 &
+	U_PID=$!
+	wait_for 10 "cmprobe listening in parN" listening u-server
+	u_client outside -a 198.18.3.1 -p 7409 -r 500
+	timeout 10 "$CMPROBE" -s -b 198.18.3.1 -p 7410 -n 0 -T 1 >/tmp/u-bind.log 2>&1
+	echo "bind-outside: exit $?"
+	sed 's/^/bind-outside: /' /tmp/u-bind.log
+	timeout -k 2 20 ip netns exec parN "$CMPROBE" -c -a 198.18.3.1 -p 7409 -P 4 >/tmp/u-inside.log 2>&1
+	echo "inside: exit $?"
+	sed 's/^/inside: /' /tmp/u-inside.log
+	u_server_end server
+	ip netns exec parN rdma link delete sN
+	ip netns delete parN
+}
+# u_removal takes the device away and brings it back: last but one.
+UCMA=(u_configfs u_rdma_stat u_accept_pd u_reject_pd u_no_listener u_bind_conflict u_ipv6
+	u_res_listen u_res_connected u_removal u_netns)
 
 # run_scenarios OUT LABEL STACK: every kernel scenario (then the narrow ones,
 # port range narrowed) and every librdmacm one; keep the trace.
@@ -188,8 +232,9 @@ sed -n '/^scenario ucma-/,$p' /tmp/parity-ours.txt | sed 's/^/    /'
 for want in 'ucma-accept_pd:client: event ESTABLISHED status 0 pdata 40' \
 	'ucma-reject_pd:client: event REJECTED' \
 	'ucma-ipv6:server: exit 0' 'ucma-res_connected:link sP/1' \
+	'ucma-removal:client: event DEVICE_REMOVAL' 'ucma-netns:inside: exit 0' \
 	'connect-active-disconnects:client: event disconnected status=0' \
-	'pd-connect-255:listener: event connect request status=0 pd=255:'; do
+	'pd-connect-196:listener: event connect request status=0 pd=196:'; do
 	awk -v s="scenario ${want%%:*}" '$0 == s { f = 1; next } /^scenario / { f = 0 } f' \
 		/tmp/parity-ours.txt >/tmp/par-sc.txt
 	grep -qF -- "${want#*:}" /tmp/par-sc.txt ||

@@ -35,7 +35,10 @@ start_writer() {
 	bg /tmp/nvme-writer.log bash -c '
 		n=0
 		while [ ! -e "$1" ]; do
-			dd if="$2" of="$3" bs=64k oflag=direct,seek_bytes seek="$4" conv=notrunc status=none ||
+			# nocreat: once the node is gone, dd must not write a
+			# regular file of that name into /dev instead.
+			[ -b "$3" ] || { echo "pass $n: $3 is gone"; exit 5; }
+			dd if="$2" of="$3" bs=64k oflag=direct,seek_bytes seek="$4" conv=notrunc,nocreat status=none ||
 				{ rc=$?; echo "pass $n failed: dd status $rc"; exit $rc; }
 			n=$((n + 1)); echo "pass $n done"
 		done

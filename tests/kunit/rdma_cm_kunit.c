@@ -105,11 +105,7 @@ static void cmt_wrong_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_accept(id, &param), -EINVAL);
 	rdma_unlock_handler(id);
 	/* Nothing changed the state or reached the handler. */
-	/*
-	 * As in-tree (parity scenario resolve-src-v6-dst-v4): the id is bound
-	 * to the source first, and the family mismatch leaves it bound.
-	 */
-	KUNIT_EXPECT_EQ(test, cma_state(to_id_priv(id)), RDMA_CM_ADDR_BOUND);
+	KUNIT_EXPECT_EQ(test, cma_state(to_id_priv(id)), RDMA_CM_IDLE);
 	KUNIT_EXPECT_EQ(test, atomic_read(&evs.count), 0);
 }
 

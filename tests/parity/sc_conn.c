@@ -22,10 +22,17 @@ static bool pt_pair(struct pt_id *l, struct pt_id *c, const char *ip,
 	return !pt_connect(c, dst, port, pdlen);
 }
 
+/* The client ESTABLISHED (not REJECTED), without a wait for what won't come. */
+static bool pt_client_up(struct pt_id *c)
+{
+	return pt_wait_any(c, RDMA_CM_EVENT_ESTABLISHED,
+			   RDMA_CM_EVENT_REJECTED) == RDMA_CM_EVENT_ESTABLISHED;
+}
+
 /* Both ends ESTABLISHED? */
 static bool pt_established(struct pt_id *l, struct pt_id *c)
 {
-	if (!pt_wait(c, RDMA_CM_EVENT_ESTABLISHED) || !l->child)
+	if (!pt_client_up(c) || !l->child)
 		return false;
 	return pt_wait(l->child, RDMA_CM_EVENT_ESTABLISHED);
 }
@@ -402,7 +409,7 @@ static void sc_listen_connect(int i)
 	pt_listen(&l, la_cases[i].listen_ip, port, PT_ACCEPT);
 	if (pt_connect(&c, la_cases[i].dst, port, 4))
 		goto out;
-	if (pt_wait(&c, RDMA_CM_EVENT_ESTABLISHED) && l.child) {
+	if (pt_client_up(&c) && l.child) {
 		pt_wait(l.child, RDMA_CM_EVENT_ESTABLISHED);
 		pt_call(&c, "disconnect", rdma_disconnect(c.id));
 		pt_wait(l.child, RDMA_CM_EVENT_DISCONNECTED);
@@ -497,7 +504,7 @@ static void sc_bound_client(int arg)
 		rdma_bind_addr(c.id, pt_psa(PARITY_A, PT_PORT + 33)));
 	if (pt_connect(&c, PARITY_B, port, 0))
 		goto out;
-	pt_wait(&c, RDMA_CM_EVENT_ESTABLISHED);
+	pt_client_up(&c);
 	/* The port of a connected id is taken. */
 	pt_call(&d, "bind A:33",
 		rdma_bind_addr(d.id, pt_psa(PARITY_A, PT_PORT + 33)));
