@@ -13,6 +13,7 @@
 #   results.json    every measurement and the summary (schema: README-section)
 #   results.csv     the summary, one metric per row
 #   plot.png        connections per second against concurrency, both stacks
+#   scaling.png     the CM's time per connection against live ids and listeners
 #   raw.txt         the VM's @@BENCH records;  console.log  the VM console
 #
 # Sizes (environment; defaults in brackets, ~10 min in all on 2 cores):
@@ -27,6 +28,11 @@
 #   connections at about 6,000: UML maps each vmalloc page separately. To run
 #   the full 10,000: sysctl -w vm.max_map_count=262144 (on the host).
 #   ORCM_BENCH_TIMEOUT [1700]  (seconds for the whole VM run)
+#   The CM alone, over tests/bench/null_rnic.ko (an iWARP RNIC that connects
+#   at once): ORCM_BENCH_NULL [1]  ORCM_BENCH_NULL_COUNT [2000]
+#   ORCM_BENCH_NULL_SWEEP ["1 16 64 256"]  ORCM_BENCH_NULL_CONC [16]
+#   ORCM_BENCH_NULL_IDS ["0 1000 10000"]  ORCM_BENCH_NULL_LISTENERS ["1 100 1000"]
+#   ORCM_BENCH_SIW [1]  (0: the null runs alone, a few minutes)
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -61,6 +67,8 @@ if [ "$quick" = 1 ]; then
 	: "${ORCM_BENCH_ROUNDS:=1}" "${ORCM_BENCH_SERIAL:=50}" "${ORCM_BENCH_SWEEP:=1 16}"
 	: "${ORCM_BENCH_SWEEP_COUNT:=100}" "${ORCM_BENCH_COUNTS:=300}" "${ORCM_BENCH_IDS:=200}"
 	: "${ORCM_BENCH_LISTENERS:=10}" "${ORCM_BENCH_CMTIME_RUNS:=1}" "${ORCM_BENCH_MEM:=1G}"
+	: "${ORCM_BENCH_NULL_COUNT:=300}" "${ORCM_BENCH_NULL_SWEEP:=1 64}"
+	: "${ORCM_BENCH_NULL_IDS:=0 1000}" "${ORCM_BENCH_NULL_LISTENERS:=1 100}"
 fi
 MEM=${ORCM_BENCH_MEM:-3G}
 VM_TIMEOUT=${ORCM_BENCH_TIMEOUT:-1700}
@@ -80,7 +88,8 @@ make -C "$OURS" KDIR="$O" ARCH=um -j"$ORCM_JOBS" modules >"$OURS.log" 2>&1 ||
 MOD=$BDIR/mod
 rm -rf "$MOD"
 mkdir -p "$MOD"
-cp "$ORCM_REPO/tests/bench/Kbuild" "$ORCM_REPO/tests/bench/cm_bench.c" "$MOD/"
+cp "$ORCM_REPO/tests/bench/Kbuild" "$ORCM_REPO/tests/bench/cm_bench.c" \
+	"$ORCM_REPO/tests/bench/null_rnic.c" "$ORCM_REPO/tests/kunit/mock_rnic_ops.h" "$MOD/"
 log "building the bench driver in $MOD"
 make -C "$O" M="$MOD" ARCH=um -j"$ORCM_JOBS" modules >"$MOD.log" 2>&1 ||
 	{ tail -n 30 "$MOD.log" >&2; die "cm_bench.ko does not build (log: $MOD.log)"; }
@@ -96,12 +105,14 @@ mkdir -p "$RUN_DIR/uml"
 	echo "ORCM_OURS_DIR=$OURS"
 	echo "ORCM_BENCH_DIR=$BDIR"
 	echo "ORCM_BENCH_KO=$MOD/cm_bench.ko"
+	echo "ORCM_BENCH_NULL_KO=$MOD/null_rnic.ko"
 	echo "ORCM_BENCH_GUEST_TIMEOUT=$((VM_TIMEOUT - 30))"
 	# UML maps every vmalloc page with its own host mmap: this caps the
 	# number of siw connections the guest can hold (see guest.sh).
 	echo "ORCM_BENCH_HOST_MAX_MAP=$(cat /proc/sys/vm/max_map_count)"
 	for v in ROUNDS SERIAL SWEEP SWEEP_COUNT THREADS CONC COUNTS IDS LISTENERS \
-		CMTIME_CONNS CMTIME_RUNS RXE MEM_ROUNDS STEP_TIMEOUT; do
+		CMTIME_CONNS CMTIME_RUNS RXE MEM_ROUNDS STEP_TIMEOUT SIW NULL NULL_COUNT \
+		NULL_SWEEP NULL_CONC NULL_IDS NULL_LISTENERS; do
 		eval "val=\${ORCM_BENCH_$v:-}"
 		# shellcheck disable=SC2154 # set by the eval
 		[ -z "$val" ] || printf "ORCM_BENCH_%s='%s'\n" "$v" "$val"

@@ -27,6 +27,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "rdma_cm/cma_priv.h"
+#include "mock_rnic_ops.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -87,49 +88,10 @@ static int mock_query_device(struct ib_device *ibdev,
 	return 0;
 }
 
-static int mock_query_port(struct ib_device *ibdev, u32 port,
-			   struct ib_port_attr *attr)
-{
-	memset(attr, 0, sizeof(*attr));
-	attr->state = IB_PORT_ACTIVE;
-	attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
-	attr->max_mtu = IB_MTU_1024;
-	attr->active_mtu = IB_MTU_1024;
-	attr->gid_tbl_len = 1;
-	attr->pkey_tbl_len = 1;
-	return 0;
-}
-
-static int mock_port_immutable(struct ib_device *ibdev, u32 port,
-			       struct ib_port_immutable *imm)
-{
-	imm->gid_tbl_len = 1;
-	imm->pkey_tbl_len = 1;
-	imm->core_cap_flags = RDMA_CORE_PORT_IWARP;
-	return 0;
-}
-
 static int mock_query_gid(struct ib_device *ibdev, u32 port, int idx,
 			  union ib_gid *gid)
 {
 	memset(gid, 0, sizeof(*gid));
-	return 0;
-}
-
-static int mock_query_pkey(struct ib_device *ibdev, u32 port, u16 idx,
-			   u16 *pkey)
-{
-	*pkey = 0xffff;
-	return 0;
-}
-
-static int mock_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int mock_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
-{
 	return 0;
 }
 
@@ -162,60 +124,10 @@ static int mock_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
 	return 0;
 }
 
-/*
- * ib_core adds clients such as rdma_cm only to devices with every verb a
- * kernel ULP needs (kverbs_provider); these are never called here.
- */
-static int mock_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
-			  const struct ib_send_wr **bad)
-{
-	*bad = wr;
-	return -EOPNOTSUPP;
-}
-
-static int mock_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
-			  const struct ib_recv_wr **bad)
-{
-	*bad = wr;
-	return -EOPNOTSUPP;
-}
-
 static int mock_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
 			  struct uverbs_attr_bundle *attrs)
 {
 	return -EOPNOTSUPP;
-}
-
-static int mock_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int mock_poll_cq(struct ib_cq *cq, int n, struct ib_wc *wc)
-{
-	return 0;
-}
-
-static int mock_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
-{
-	return 0;
-}
-
-static struct ib_mr *mock_get_dma_mr(struct ib_pd *pd, int access)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static struct ib_mr *mock_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
-				      u64 virt, int access,
-				      struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int mock_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
-{
-	return 0;
 }
 
 static int mock_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
@@ -265,11 +177,9 @@ static struct ib_qp *mock_iw_get_qp(struct ib_device *ibdev, int qpn)
 
 static const struct ib_device_ops mock_ops = {
 	.owner = THIS_MODULE,
+	MOCK_RNIC_COMMON_OPS,
 	.query_device = mock_query_device,
-	.query_port = mock_query_port,
-	.get_port_immutable = mock_port_immutable,
 	.query_gid = mock_query_gid,
-	.query_pkey = mock_query_pkey,
 	.iw_connect = mock_iw_connect,
 	.iw_accept = mock_iw_accept,
 	.iw_reject = mock_iw_reject,
@@ -278,20 +188,10 @@ static const struct ib_device_ops mock_ops = {
 	.iw_add_ref = mock_iw_ref,
 	.iw_rem_ref = mock_iw_ref,
 	.iw_get_qp = mock_iw_get_qp,
-	.alloc_pd = mock_alloc_pd,
-	.dealloc_pd = mock_dealloc_pd,
 	.create_qp = mock_create_qp,
 	.modify_qp = mock_modify_qp,
 	.destroy_qp = mock_destroy_qp,
-	.post_send = mock_post_send,
-	.post_recv = mock_post_recv,
 	.create_cq = mock_create_cq,
-	.destroy_cq = mock_destroy_cq,
-	.poll_cq = mock_poll_cq,
-	.req_notify_cq = mock_req_notify_cq,
-	.get_dma_mr = mock_get_dma_mr,
-	.reg_user_mr = mock_reg_user_mr,
-	.dereg_mr = mock_dereg_mr,
 	INIT_RDMA_OBJ_SIZE(ib_cq, mock_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, mock_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, mock_qp, ibqp),

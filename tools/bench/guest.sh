@@ -14,6 +14,11 @@
 #   tcp   kernel TCP connect + 64-byte request/reply on the same veth pair
 #         (the floor for an iWARP host-stack CM), same workloads
 #   rxe   stock: kernel driver and cmtime; ours: one attempt, to record why not
+#   null  the CM alone: the same driver over tests/bench/null_rnic.ko, an
+#         iWARP RNIC that connects at once (no TCP, no MPA), so a connection
+#         costs what rdma_cm, iw_cm and ib_core's verbs cost: a concurrency
+#         sweep, then the same run with 1,000 and 10,000 other live
+#         (resolved) ids, and with 100 and 1,000 other listeners
 #
 # Topology: netns bchA (client: vA 198.18.0.1, siwA) <== veth ==> netns bchB
 # (server: vB 198.18.0.2, siwB). rxe works only in the initial namespace in
@@ -39,13 +44,20 @@ set -uo pipefail
 : "${ORCM_BENCH_MEM_ROUNDS:=1}"       # rounds that also run the memory
                                       # workloads and the bigger throughput runs
 : "${ORCM_BENCH_STEP_TIMEOUT:=300}"   # seconds any one command may take
+: "${ORCM_BENCH_SIW:=1}"              # 0: skip the siw and TCP workloads
+: "${ORCM_BENCH_NULL:=1}"             # 0: skip the null RNIC (CM-only) runs
+: "${ORCM_BENCH_NULL_COUNT:=2000}"    # connections per null run
+: "${ORCM_BENCH_NULL_SWEEP:=1 16 64 256}" # in flight, null sweep
+: "${ORCM_BENCH_NULL_CONC:=16}"       # in flight, null scaling runs
+: "${ORCM_BENCH_NULL_IDS:=0 1000 10000}"  # other live ids, null scaling
+: "${ORCM_BENCH_NULL_LISTENERS:=1 100 1000}" # listeners, null scaling
 
 D=/run/orcm/debug/cm_bench
 TMPDIR=${TMPDIR:-/tmp}
 MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
 NS_C=bchA NS_S=bchB
-ADDR_C=198.18.0.1 ADDR_S=198.18.0.2 ADDR_R=198.18.2.1
-PORT_RDMA=7000 PORT_TCP=8000 PORT_LMEM=9000 PORT_RXE=7100
+ADDR_C=198.18.0.1 ADDR_S=198.18.0.2 ADDR_R=198.18.2.1 ADDR_N=198.18.4.2
+PORT_RDMA=7000 PORT_TCP=8000 PORT_LMEM=9000 PORT_RXE=7100 PORT_NULL=7200
 PORT_CMTIME=7471 PORT_CMTIME_RXE=7472
 STACK='' ROUND=0
 
@@ -235,6 +247,16 @@ setup_net() {
 		ip link set vRp up
 		rdma link add rxe0 type rxe netdev vR || ORCM_BENCH_RXE=0
 	fi
+	if [ "$ORCM_BENCH_NULL" = 1 ]; then
+		# The null RNIC on a veth end of its own in the initial netns,
+		# both addresses on it (the driver loops connections locally).
+		ip link add nR type veth peer name nRp
+		ip addr add 198.18.4.1/24 dev nR
+		ip addr add $ADDR_N/24 dev nR
+		ip link set nR up
+		ip link set nRp up
+		insmod "$ORCM_BENCH_NULL_KO" netdev=nR || ORCM_BENCH_NULL=0
+	fi
 	for n in 1 2 3 4 5 6 7 8 9 10; do
 		ip netns exec $NS_C ping -c 1 -W 1 $ADDR_S >/dev/null 2>&1 && break
 	done
@@ -412,9 +434,56 @@ rxe_kernel() {
 	echo clear >"$D/ctl"
 }
 
+# The CM alone, over the null RNIC (initial namespace): the sweep, then the
+# scaling runs (other live ids; other listeners). A warm-up run first.
+null_kernel() {
+	local c n k=$ORCM_BENCH_NULL_COUNT w=$ORCM_BENCH_NULL_CONC
+	kc - listen tag=NL addr=$ADDR_N port=$PORT_NULL backlog=1024 || return 1
+	kc - connect tag=nwarm dst=$ADDR_N port=$PORT_NULL count=200 window=16
+	echo clear >"$D/ctl"
+	for c in $ORCM_BENCH_NULL_SWEEP; do
+		log "null sweep: $k connections, $c in flight"
+		kc - connect tag=nsw"$c" dst=$ADDR_N port=$PORT_NULL count="$k" window="$c"
+		results transport=null workload=nsweep conc="$c" threads=1
+	done
+	for n in $ORCM_BENCH_NULL_IDS; do
+		if [ "$n" -gt 0 ]; then
+			kc - connect tag=nidle dst=$ADDR_N port=$((PORT_NULL + 1)) count="$n" \
+				window=256 stop=route hold=1 timeout=600
+			echo clear >"$D/ctl"
+		fi
+		log "null with $n other live ids: $k connections, $w in flight"
+		kc - connect tag=nid"$n" dst=$ADDR_N port=$PORT_NULL count="$k" window="$w"
+		results transport=null workload=nids ids="$n" conc="$w" threads=1
+		[ "$n" -eq 0 ] || kc - release tag=nidle
+	done
+	for n in $ORCM_BENCH_NULL_LISTENERS; do
+		[ "$n" -le 1 ] || kc - listen tag=NLL addr=$ADDR_N port=$((PORT_NULL + 100)) \
+			count=$((n - 1)) backlog=16
+		log "null with $n listeners: $k connections, $w in flight"
+		kc - connect tag=nl"$n" dst=$ADDR_N port=$PORT_NULL count="$k" window="$w"
+		results transport=null workload=nlisten listeners="$n" conc="$w" threads=1
+		[ "$n" -le 1 ] || kc - unlisten tag=NLL
+	done
+	# Storms: 5,000 at 256 in flight (every one must be established: the
+	# driver fails a connection on any event out of its order), and at a
+	# listener whose backlog is 8 (refusals are counted, none may hang).
+	log "null storm: 5000 connections, 256 in flight"
+	kc - connect tag=nstorm dst=$ADDR_N port=$PORT_NULL count=5000 window=256
+	results transport=null workload=nstorm conc=256 threads=1
+	kc - listen tag=NLB addr=$ADDR_N port=$((PORT_NULL + 2)) backlog=8 || return 1
+	log "null storm at backlog 8: 1000 connections, 256 in flight"
+	kc - connect tag=nbacklog dst=$ADDR_N port=$((PORT_NULL + 2)) count=1000 window=256
+	results transport=null workload=nbacklog conc=256 threads=1
+	kc - unlisten tag=NLB
+	kc - unlisten tag=NL
+	echo clear >"$D/ctl"
+}
+
 # ---- main ----------------------------------------------------------------------
 ORCM_BENCH_MAX_COUNT=0
-for n in $ORCM_BENCH_COUNTS $ORCM_BENCH_SERIAL $ORCM_BENCH_SWEEP_COUNT $ORCM_BENCH_IDS; do
+for n in $ORCM_BENCH_COUNTS $ORCM_BENCH_SERIAL $ORCM_BENCH_SWEEP_COUNT $ORCM_BENCH_IDS \
+	$ORCM_BENCH_NULL_COUNT $ORCM_BENCH_NULL_IDS; do
 	[ "$n" -gt "$ORCM_BENCH_MAX_COUNT" ] && ORCM_BENCH_MAX_COUNT=$n
 done
 # Warnings and worse reach the console; the driver's info lines do not.
@@ -428,20 +497,31 @@ emit "info kernel=$(uname -r) mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/memin
 setup_net || { emit "error what=setup"; exit 1; }
 check_splats setup
 
+# The order of the stacks alternates from round to round (stock first in
+# odd rounds), so that neither always runs on a warmer or a more fragmented
+# machine.
 for ((ROUND = 1; ROUND <= ORCM_BENCH_ROUNDS; ROUND++)); do
-	for s in stock ours; do
+	order="stock ours"
+	[ $((ROUND % 2)) -eq 1 ] || order="ours stock"
+	for s in $order; do
 		emit "slot-begin stack=$s round=$ROUND t=$(now)"
-		if ! load_stack $s; then
+		if ! load_stack "$s"; then
 			emit "error stack=$s round=$ROUND what=load"
 			unload_stack
 			check_splats "$s/$ROUND"
 			continue
 		fi
-		siw_kernel || emit "error stack=$s round=$ROUND what=siw_kernel"
-		check_splats "$s/$ROUND/siw"
-		for ((i = 1; i <= ORCM_BENCH_CMTIME_RUNS; i++)); do
-			cmtime_run siw $ADDR_S $PORT_CMTIME $NS_S $NS_C
-		done
+		if [ "$ORCM_BENCH_NULL" = 1 ]; then
+			null_kernel || emit "error stack=$s round=$ROUND what=null_kernel"
+			check_splats "$s/$ROUND/null"
+		fi
+		if [ "$ORCM_BENCH_SIW" = 1 ]; then
+			siw_kernel || emit "error stack=$s round=$ROUND what=siw_kernel"
+			check_splats "$s/$ROUND/siw"
+			for ((i = 1; i <= ORCM_BENCH_CMTIME_RUNS; i++)); do
+				cmtime_run siw $ADDR_S $PORT_CMTIME $NS_S $NS_C
+			done
+		fi
 		if [ "$ORCM_BENCH_RXE" = 1 ]; then
 			rxe_kernel || emit "error stack=$s round=$ROUND what=rxe_kernel"
 			if [ "$s" = stock ]; then

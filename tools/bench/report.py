@@ -125,11 +125,22 @@ def collect(records):
                 key = "tput%d" % r["count"]
             elif w == "ids":
                 key = "ids"
+            elif w == "nsweep":
+                key = "nsweep%d" % r["conc"]
+            elif w == "nids":
+                key = "nids%d" % r["ids"]
+            elif w == "nlisten":
+                key = "nlisten%d" % r["listeners"]
+            elif w in ("nstorm", "nbacklog"):
+                key = w
             else:
                 continue
             if op in ("connect", "resolve"):
-                put(t, s, key + ".cps",
-                    rate(r.get("ok"), r.get("start_ns"), r.get("end_ns")), "conn/s")
+                cps = rate(r.get("ok"), r.get("start_ns"), r.get("end_ns"))
+                put(t, s, key + ".cps", cps, "conn/s")
+                if t == "null" and cps:
+                    # The CM's time per connection at this concurrency.
+                    put(t, s, key + ".us_per_conn", 1e6 / cps, "us")
                 put(t, s, key + ".setup_p50_ms", ms(r.get("setup_p50_ns")), "ms")
                 put(t, s, key + ".setup_p99_ms", ms(r.get("setup_p99_ns")), "ms")
                 put(t, s, key + ".fail", r.get("fail"), "count")
@@ -238,6 +249,130 @@ def kconfig_flags(path):
     return flags
 
 
+def round_ratios(summary, t, m):
+    """ours/stock per round (the values are in round order), for the spread."""
+    a = summary.get(t, {}).get("ours", {}).get(m)
+    b = summary.get(t, {}).get("stock", {}).get(m)
+    if not a or not b:
+        return []
+    return [x / y for x, y in zip(a["values"], b["values"]) if y]
+
+
+def spread(rs, spec="%.2f"):
+    if not rs:
+        return "-"
+    return (spec + "-" + spec) % (min(rs), max(rs))
+
+
+NULL_NOTE = ("null RNIC (tests/bench/null_rnic.ko): an iWARP device that connects at once, no TCP\n"
+             "  and no MPA, so a connection costs rdma_cm + iw_cm + ib_core's verbs; the provider's\n"
+             "  share (one ordered workqueue hop per event) is the same for both stacks. us/conn =\n"
+             "  wall time of the run / connections (the CM's time per connection at that\n"
+             "  concurrency, active and passive side together: both ends run in this one kernel).")
+
+
+def null_section(summary):
+    L = []
+    add = L.append
+    if "null" not in summary:
+        return L
+    add("The CM alone: time per connection over the null RNIC (lower is better)")
+    keys = sorted({m.split(".")[0] for s in ("stock", "ours")
+                   for m in summary["null"].get(s, {})})
+
+    def label(k):
+        if k.startswith("nsweep"):
+            return "%s in flight" % k[6:]
+        if k.startswith("nids"):
+            return "+%s live ids" % k[4:]
+        return "%s listeners" % k[7:]
+
+    keys = [k for k in keys if k not in ("nstorm", "nbacklog")]
+    order = ([k for k in keys if k.startswith("nsweep")] +
+             sorted([k for k in keys if k.startswith("nids")], key=lambda k: int(k[4:])) +
+             sorted([k for k in keys if k.startswith("nlisten")], key=lambda k: int(k[7:])))
+    order = sorted([k for k in order if k.startswith("nsweep")], key=lambda k: int(k[6:])) + \
+        [k for k in order if not k.startswith("nsweep")]
+    rows = [["workload", "stock us/conn", "ours us/conn", "ours/stock", "spread",
+             "stock setup p50 us", "ours setup p50 us", "fail (ours)"]]
+    for k in order:
+        m = k + ".us_per_conn"
+        a = med(summary, "null", "stock", m)
+        b = med(summary, "null", "ours", m)
+        pa = med(summary, "null", "stock", k + ".setup_p50_ms")
+        pb = med(summary, "null", "ours", k + ".setup_p50_ms")
+        rt = summary["null"].get("ratio_ours_stock", {}).get(m)
+        rows.append([label(k), fmt(a, "%.0f"), fmt(b, "%.0f"), fmt(rt, "%.2fx"),
+                     spread(round_ratios(summary, "null", m)),
+                     fmt(pa * 1e3 if pa else None, "%.0f"), fmt(pb * 1e3 if pb else None, "%.0f"),
+                     fmt(med(summary, "null", "ours", k + ".fail"), "%.0f")])
+    add(render(rows))
+    # Phases at the lowest concurrency.
+    sw = [k for k in order if k.startswith("nsweep")]
+    if sw:
+        k = sw[0]
+        rows = [["phase (p50, %s in flight)" % k[6:], "stock us", "ours us", "ours/stock", "spread"]]
+        for ph, name in (("addr", "resolve address"), ("route", "resolve route"),
+                         ("qp", "create QP"), ("connect", "connect -> ESTABLISHED")):
+            m = "%s.%s_p50_ms" % (k, ph)
+            a = med(summary, "null", "stock", m)
+            b = med(summary, "null", "ours", m)
+            rt = summary["null"].get("ratio_ours_stock", {}).get(m)
+            rows.append([name, fmt(a * 1e3 if a else None, "%.0f"),
+                         fmt(b * 1e3 if b else None, "%.0f"), fmt(rt, "%.2fx"),
+                         spread(round_ratios(summary, "null", m))])
+        add("")
+        add(render(rows))
+    # Growth with scale, per stack.
+    growth = []
+    for base, pref in (("nids0", "nids"), ("nlisten1", "nlisten")):
+        big = [k for k in order if k.startswith(pref) and k != base]
+        for s in ("stock", "ours"):
+            b0 = med(summary, "null", s, base + ".us_per_conn")
+            for k in big:
+                v = med(summary, "null", s, k + ".us_per_conn")
+                if b0 and v:
+                    growth.append("%s %s: %.2fx" % (s, label(k), v / b0))
+    if growth:
+        add("  Growth of us/conn against no other ids / one listener: " + ", ".join(growth))
+    storm = []
+    for k, what in (("nstorm", "5000 at 256 in flight"),
+                    ("nbacklog", "1000 at 256 in flight, listener backlog 8")):
+        for s in ("stock", "ours"):
+            blk = summary["null"].get(s, {})
+            ok = blk.get(k + ".cps")
+            fail = blk.get(k + ".fail")
+            if ok or fail:
+                storm.append("%s %s: %s failed (max over rounds)" % (
+                    s, what, fmt(fail["max"] if fail else None, "%.0f")))
+    if storm:
+        add("  Storms: " + "; ".join(storm))
+    add("  " + NULL_NOTE)
+    add("")
+    return L
+
+
+def write_scaling(summary, path):
+    """Scaling data: x, then median/min/max us/conn stock, ours; ids then listeners."""
+    null = summary.get("null", {})
+    rows = []
+    for pref, kind in (("nids", 0), ("nlisten", 1)):
+        xs = sorted({int(m.split(".")[0][len(pref):]) for s in ("stock", "ours")
+                     for m in null.get(s, {}) if m.startswith(pref) and m.endswith(".us_per_conn")})
+        for x in xs:
+            vals = [str(kind), str(max(x, 1))]
+            for s in ("stock", "ours"):
+                v = null.get(s, {}).get("%s%d.us_per_conn" % (pref, x))
+                vals += ["%.1f" % v[k] if v else "NaN" for k in ("median", "min", "max")]
+            rows.append(" ".join(vals))
+    if not rows:
+        return False
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("# kind (0: other live ids, 1: listeners), x, then median/min/max us/conn of stock, ours\n")
+        f.write("\n".join(rows) + "\n")
+    return True
+
+
 def table(summary, info, na, limits, errors, splats, kmemleak, flags):
     L = []
     add = L.append
@@ -307,6 +442,8 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags):
         add("  Noise check: kernel TCP (independent of the CM) in the ours slots / in the stock slots: "
             + ", ".join("%s %.2fx" % (m, v) for m, v in noise))
     add("")
+
+    L.extend(null_section(summary))
 
     # TCP floor multiples.
     add("Our iWARP (siw) setup cost as a multiple of the kernel TCP floor (same veth pair, same driver)")
@@ -537,6 +674,16 @@ def main():
     with open(os.path.join(args.out, "table.txt"), "w", encoding="utf-8") as f:
         f.write(text)
     sys.stdout.write(text)
+
+    sdat = os.path.join(args.out, "scaling.dat")
+    if write_scaling(summary, sdat) and args.gnuplot:
+        sgp = os.path.join(os.path.dirname(args.gnuplot), "scaling.gp")
+        try:
+            subprocess.run(["gnuplot", "-e", "datafile='%s'; outfile='%s'"
+                            % (sdat, os.path.join(args.out, "scaling.png")), sgp], check=True)
+            print("plot: %s" % os.path.join(args.out, "scaling.png"))
+        except (OSError, subprocess.CalledProcessError) as e:
+            print("gnuplot (scaling) failed: %s" % e, file=sys.stderr)
 
     dat = os.path.join(args.out, "sweep.dat")
     if write_sweep(summary, dat) and args.gnuplot:
