@@ -234,15 +234,28 @@ static void sc_port_spaces(int arg)
 		pt_destroy(&p[i]);
 }
 
-/* A UD id on an iWARP device: what resolution and multicast say. */
+/*
+ * A UD id on an iWARP device: what multicast says with the address
+ * resolved (@arg 0: the one state it is allowed in) and after the route.
+ */
 static void sc_ud(int arg)
 {
 	struct sockaddr_storage m = pt_sa("239.1.2.3", 0);
 	struct pt_id a = {};
+	bool ok;
 
 	if (pt_create_ps(&a, "ud", RDMA_PS_UDP, IB_QPT_UD))
 		return;
-	if (pt_resolve(&a, PARITY_B, PT_PORT + 14)) {
+	if (arg) {
+		ok = pt_resolve(&a, PARITY_B, PT_PORT + 14);
+	} else {
+		struct sockaddr *dst = pt_psa(PARITY_B, PT_PORT + 14);
+
+		pt_call(&a, "resolve_addr",
+			rdma_resolve_addr(a.id, NULL, dst, 1000));
+		ok = pt_wait(&a, RDMA_CM_EVENT_ADDR_RESOLVED);
+	}
+	if (ok) {
 		pt_call(&a, "join_multicast",
 			rdma_join_multicast(a.id, SA(m), 0, NULL));
 		rdma_leave_multicast(a.id, SA(m));
@@ -295,6 +308,7 @@ void pt_register_calls(void)
 		pt_add(resolve_cases[i].name, sc_resolve_case, i, false);
 	pt_add("bad-family", sc_bad_family, 0, false);
 	pt_add("port-spaces", sc_port_spaces, 0, false);
-	pt_add("ud-multicast", sc_ud, 0, false);
+	pt_add("ud-multicast-addr-resolved", sc_ud, 0, false);
+	pt_add("ud-multicast-route-resolved", sc_ud, 1, false);
 	pt_add("event-msg", sc_event_msg, 0, false);
 }

@@ -378,7 +378,7 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags):
     add = L.append
     counts = big_count(summary)
     add("openrdma-cm connection-setup benchmark: ours vs the stock in-tree stack, one VM boot")
-    add("VM: UML %s, %s MiB, %s CPU; %s rounds (stock, ours alternately); value = median over rounds"
+    add("VM: UML %s, %s MiB, %s CPU; %s rounds (stack order alternating by round); value = median over rounds"
         % (info.get("kernel", "?"), int(info.get("mem_kb", 0)) // 1024, info.get("cpus", "?"),
            info.get("rounds", "?")))
     if flags:
