@@ -141,7 +141,7 @@ int iw_cm_listen(struct iw_cm_id *cm_id, int backlog)
 				  READ_ONCE(iwcm_default_backlog), 1, INT_MAX);
 	if (!iwcm_dev_has_iw_ops(dev))
 		return -EOPNOTSUPP;
-	ret = iwcm_pool_fill(priv, min(backlog, IWCM_LISTEN_ELEMS_MAX));
+	ret = iwcm_pool_fill(priv, min(backlog, IWCM_LISTEN_PREFILL));
 	if (ret)
 		return ret;
 	ret = iwcm_claim(priv, IWCM_IDLE);

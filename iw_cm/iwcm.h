@@ -29,6 +29,13 @@
 #define IWCM_PASSIVE_ELEMS	3	/* ESTABLISHED, DISCONNECT, CLOSE */
 #define IWCM_LISTEN_ELEMS_MAX	1024	/* cap on the backlog's elements */
 /*
+ * Elements a listener gets up front; more are allocated (GFP_ATOMIC) as
+ * requests arrive, up to its backlog, and kept for the next burst. So an
+ * idle listener costs a few elements, not its backlog (in-tree preallocates
+ * the whole backlog: 256 entries per listener by default).
+ */
+#define IWCM_LISTEN_PREFILL	8
+/*
  * Cap on the elements of a connection's id: its events are few (a reply or
  * establishment, a disconnect, a close), so a provider that upcalls more
  * has gone wrong, and gets -ENOMEM rather than unbounded memory.

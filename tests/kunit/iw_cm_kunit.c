@@ -488,6 +488,10 @@ static void iwcm_test_listen_backlog(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, iw_cm_listen(a, 0), 0);
 	KUNIT_EXPECT_EQ(test, ctx->listen_backlog, 256);	/* the default */
+	/* An idle listener holds a few event elements, not its backlog. */
+	KUNIT_EXPECT_EQ(test, to_iwcm(a)->nr_elems,
+			(unsigned int)IWCM_LISTEN_PREFILL);
+	KUNIT_EXPECT_EQ(test, to_iwcm(a)->max_elems, 256U);
 	KUNIT_EXPECT_EQ(test, iwcm_id_state(a), IWCM_LISTEN);
 	KUNIT_EXPECT_MEMEQ(test, &a->m_local_addr, &a->local_addr,
 			   sizeof(a->local_addr));
