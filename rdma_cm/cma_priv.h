@@ -37,7 +37,6 @@ enum rdma_cm_state {
 	RDMA_CM_DESTROYING
 };
 
-/* An RDMA device known to the CM (one per ib_device, ib_client data). */
 /*
  * Per-port defaults that configfs sets (configfs.c): the GID type (an enum
  * ib_gid_type) and the ToS of RoCE connections. Single bytes, read and
@@ -48,6 +47,7 @@ struct cma_port_cfg {
 	u8			roce_tos;
 };
 
+/* An RDMA device known to the CM (one per ib_device, ib_client data). */
 struct cma_device {
 	struct list_head	list;		/* on cma_dev_list, cma_lock */
 	struct ib_device	*device;

@@ -30,7 +30,6 @@ struct cma_cfs_dev {
 	struct config_group	group;		/* <device> */
 	struct config_group	ports;		/* <device>/ports */
 	char			name[IB_DEVICE_NAME_MAX];
-	u32			nports;
 	struct cma_cfs_port	port[];
 };
 
@@ -188,7 +187,6 @@ static struct config_group *cma_cfs_make_dev(struct config_group *parent,
 	if (!d)
 		return ERR_PTR(-ENOMEM);
 	strscpy(d->name, name, sizeof(d->name));
-	d->nports = n;
 	config_group_init_type_name(&d->group, name, &cma_cfs_dev_type);
 	config_group_init_type_name(&d->ports, "ports", &cma_cfs_ports_type);
 	configfs_add_default_group(&d->ports, &d->group);

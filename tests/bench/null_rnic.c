@@ -36,6 +36,8 @@
 
 #include "mock_rnic_ops.h"
 
+#define NR_PDATA_MAX	256	/* private data an event carries, at most */
+
 static char *netdev = "nr0";
 module_param(netdev, charp, 0444);
 MODULE_PARM_DESC(netdev, "the netdev the device sits on");
@@ -72,8 +74,7 @@ struct nr_conn {
 	struct iw_cm_id *passive;	/* a reference while set */
 	struct nr_qp *aqp, *pqp;	/* nr_dev.lock */
 	bool closed;			/* nr_dev.lock */
-	u8 pdata_len, ird, ord;
-	u8 pdata[256];
+	u8 ird, ord;
 };
 
 /* One event for one id: the id and the connection stay referenced. */
@@ -83,7 +84,7 @@ struct nr_event {
 	struct nr_conn *conn;		/* NULL for a refusal without one */
 	struct iw_cm_event ev;
 	bool drop_id;			/* rem_ref the id after delivery */
-	u8 pdata[256];
+	u8 pdata[NR_PDATA_MAX];
 };
 
 struct nr_pd {
@@ -126,19 +127,21 @@ static void nr_event_fn(struct work_struct *work)
 }
 
 /*
- * Queue @type for @id with @status and private data; the addresses are
- * the id's own (local, remote). @drop_id: the connection lets @id go
- * after this one.
+ * An event @type for @id with @status and private data; the addresses are
+ * the id's own (local, remote), IRD/ORD the connection's. @drop_id: the
+ * connection lets @id go after this one. Queue it with queue_work().
  */
-static int nr_queue(struct iw_cm_id *id, struct nr_conn *conn,
-		    enum iw_cm_event_type type, int status,
-		    const void *pdata, u8 len, bool drop_id)
+static struct nr_event *nr_event_new(struct iw_cm_id *id,
+				     struct nr_conn *conn,
+				     enum iw_cm_event_type type, int status,
+				     const void *pdata, u8 len, bool drop_id,
+				     gfp_t gfp)
 {
 	struct nr_event *e;
 
-	e = kzalloc(sizeof(*e), GFP_ATOMIC);
+	e = kzalloc(sizeof(*e), gfp);
 	if (!e)
-		return -ENOMEM;
+		return NULL;
 	INIT_WORK(&e->work, nr_event_fn);
 	e->id = id;
 	e->conn = conn;
@@ -158,6 +161,20 @@ static int nr_queue(struct iw_cm_id *id, struct nr_conn *conn,
 		e->ev.ird = conn->ird;
 		e->ev.ord = conn->ord;
 	}
+	return e;
+}
+
+/* nr_event_new() and queue it; from any context. */
+static int nr_queue(struct iw_cm_id *id, struct nr_conn *conn,
+		    enum iw_cm_event_type type, int status,
+		    const void *pdata, u8 len, bool drop_id)
+{
+	struct nr_event *e;
+
+	e = nr_event_new(id, conn, type, status, pdata, len, drop_id,
+			 GFP_ATOMIC);
+	if (!e)
+		return -ENOMEM;
 	queue_work(nr->wq, &e->work);
 	return 0;
 }
@@ -211,12 +228,11 @@ static struct nr_qp *nr_get_qp(u32 qpn)
 static int nr_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 {
 	struct iw_cm_id *listener;
-	struct iw_cm_event *ev;
 	struct nr_event *e;
 	struct nr_conn *conn;
 	struct nr_qp *qp;
 
-	if (p->private_data_len > sizeof(conn->pdata))
+	if (p->private_data_len > NR_PDATA_MAX)
 		return -EINVAL;
 	qp = nr_get_qp(p->qpn);
 	if (!qp)
@@ -248,7 +264,10 @@ static int nr_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 		return 0;
 	}
 
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	/* The listener's reference, taken by the lookup, goes with it. */
+	e = nr_event_new(listener, conn, IW_CM_EVENT_CONNECT_REQUEST, 0,
+			 p->private_data, p->private_data_len, true,
+			 GFP_KERNEL);
 	if (!e) {
 		listener->rem_ref(listener);
 		spin_lock_bh(&nr->lock);
@@ -258,23 +277,10 @@ static int nr_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 		kref_put(&conn->ref, nr_conn_free);
 		return -ENOMEM;
 	}
-	INIT_WORK(&e->work, nr_event_fn);
-	e->id = listener;
-	e->conn = conn;
-	kref_get(&conn->ref);
-	e->drop_id = true;	/* the listener's, taken by the lookup */
-	ev = &e->ev;
-	ev->event = IW_CM_EVENT_CONNECT_REQUEST;
-	ev->local_addr = id->m_remote_addr;
-	ev->remote_addr = id->m_local_addr;
-	ev->provider_data = conn;
-	ev->ird = p->ird;
-	ev->ord = p->ord;
-	if (p->private_data_len) {
-		memcpy(e->pdata, p->private_data, p->private_data_len);
-		ev->private_data = e->pdata;
-		ev->private_data_len = p->private_data_len;
-	}
+	/* The connection's addresses, as the passive side sees them. */
+	e->ev.local_addr = id->m_remote_addr;
+	e->ev.remote_addr = id->m_local_addr;
+	e->ev.provider_data = conn;
 	queue_work(nr->wq, &e->work);
 	return 0;
 }
@@ -285,7 +291,7 @@ static int nr_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 	struct iw_cm_id *active;
 	struct nr_qp *qp;
 
-	if (!conn || p->private_data_len > sizeof(conn->pdata))
+	if (!conn || p->private_data_len > NR_PDATA_MAX)
 		return -EINVAL;
 	qp = nr_get_qp(p->qpn);
 	if (!qp)

@@ -64,7 +64,6 @@ bool pt_resolve(struct pt_id *p, const char *dst, u16 port);
 void pt_listen(struct pt_id *l, const char *ip, u16 port, enum pt_mode mode);
 int pt_connect(struct pt_id *c, const char *dst, u16 port, u8 pdlen);
 int pt_connect_param(struct pt_id *c, u8 pdlen, u8 ird, u8 ord);
-void pt_reset_children(void);
 struct pt_id *pt_child(int i);
 void pt_destroy_children(void);
 

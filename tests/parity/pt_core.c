@@ -358,18 +358,13 @@ struct pt_id *pt_child(int i)
 	return &pt_children[clamp(i, 0, PT_MAX_CHILD - 1)];
 }
 
-void pt_reset_children(void)
-{
-	atomic_set(&pt_nchildren, 0);
-}
-
 void pt_destroy_children(void)
 {
 	int i, n = min(atomic_read(&pt_nchildren), PT_MAX_CHILD);
 
 	for (i = 0; i < n; i++)
 		pt_destroy(&pt_children[i]);
-	pt_reset_children();
+	atomic_set(&pt_nchildren, 0);
 }
 
 void pt_call(struct pt_id *p, const char *what, int ret)
@@ -458,9 +453,8 @@ static int pt_run(const char *cmd)
 		    (!all && !narrow && strcmp(cmd, sc->name)))
 			continue;
 		pt_log("scenario %s\n", sc->name);
-		pt_reset_children();
 		sc->fn(sc->arg);
-		pt_destroy_children();
+		pt_destroy_children();	/* none left for the next one */
 		n++;
 	}
 	return n;

@@ -288,11 +288,10 @@ def null_section(summary):
         return "%s listeners" % k[7:]
 
     keys = [k for k in keys if k not in ("nstorm", "nbacklog")]
-    order = ([k for k in keys if k.startswith("nsweep")] +
-             sorted([k for k in keys if k.startswith("nids")], key=lambda k: int(k[4:])) +
-             sorted([k for k in keys if k.startswith("nlisten")], key=lambda k: int(k[7:])))
-    order = sorted([k for k in order if k.startswith("nsweep")], key=lambda k: int(k[6:])) + \
-        [k for k in order if not k.startswith("nsweep")]
+    order = []
+    for pref in ("nsweep", "nids", "nlisten"):
+        order += sorted((k for k in keys if k.startswith(pref)),
+                        key=lambda k, n=len(pref): int(k[n:]))
     rows = [["workload", "stock us/conn", "ours us/conn", "ours/stock", "spread",
              "stock setup p50 us", "ours setup p50 us", "fail (ours)"]]
     for k in order:
