@@ -111,7 +111,7 @@ struct rdma_id_private {
 	};
 	struct list_head	id_list_entry;	/* unused */
 	struct cma_device	*cma_dev;
-	struct list_head	mc_list;	/* unused */
+	struct list_head	mc_list;	/* struct cma_mc, @mc_lock */
 
 	int			internal_id;	/* per-device child listener */
 	enum rdma_cm_state	state;
@@ -160,6 +160,7 @@ struct rdma_id_private {
 	bool			afonly_set;
 	/* 1 while addr_req holds a reference; cleared by whoever drops it. */
 	atomic_t		addr_busy;
+	spinlock_t		mc_lock;	/* protects @mc_list */
 };
 
 extern struct mutex cma_lock;

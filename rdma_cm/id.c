@@ -14,6 +14,7 @@
 #include <net/net_namespace.h>
 
 #include "cma_priv.h"
+#include "mcast.h"
 #include "ps.h"
 #include "trace.h"
 
@@ -96,6 +97,7 @@ struct rdma_id_private *cma_id_alloc(struct net *net,
 	INIT_LIST_HEAD(&id_priv->listen_list);
 	INIT_LIST_HEAD(&id_priv->id_list_entry);
 	INIT_LIST_HEAD(&id_priv->mc_list);
+	spin_lock_init(&id_priv->mc_lock);
 	INIT_WORK(&id_priv->work, cma_work_handler);
 	rdma_restrack_new(&id_priv->res, RDMA_RESTRACK_CM_ID);
 	if (parent) {
@@ -212,6 +214,7 @@ static void cma_release(struct rdma_id_private *id_priv,
 	}
 	if (old_state == RDMA_CM_LISTEN)
 		cma_cancel_listens(id_priv);
+	cma_mc_leave_all(id_priv);
 
 	if (id_priv->cm_id.iw) {
 		iw_destroy_cm_id(id_priv->cm_id.iw);
