@@ -9,6 +9,9 @@
 #   4. the same e2e scripts with the stock stack, as a baseline (a failure
 #      there is a bug of the tests or of the VM, not of our code). Set
 #      ORCM_CHECK_STOCK=0 to skip it.
+#   5. interop: two VMs joined by a link, the stock stack in one and ours in
+#      the other (tools/vm/interop.sh, tests/interop): RoCE over rxe both
+#      ways. ORCM_CHECK_INTEROP=0 skips it.
 # Every step prints its tests and "N passed, N failed"; the last line of this
 # script sums them. Exit status 1 when anything failed.
 set -euo pipefail
@@ -62,6 +65,15 @@ for s in "${vms[@]}"; do
 		recap+=("FAIL vm-$s: not run, the UML kernel did not build")
 	fi
 done
+
+if [ "${ORCM_CHECK_INTEROP:-1}" = 1 ]; then
+	if [ $uml_ok = 1 ]; then
+		step interop "$ORCM_REPO/tools/vm/interop.sh" --quiet
+	else
+		total_fail=$((total_fail + 1))
+		recap+=("FAIL interop: not run, the UML kernel did not build")
+	fi
+fi
 
 echo "==== summary ($(($(date +%s) - START)) s; logs in $ORCM_REPO/build/logs/)"
 for l in "${recap[@]}"; do echo "$l"; done

@@ -14,7 +14,9 @@
 # - packets to the peer's address leave through the own end (priority 200,
 #   tables 41 and 42), with that end's address as source;
 # - accept_local lets an end accept packets whose source is a local address,
-#   rp_filter is off on both ends.
+#   rp_filter is off on both ends;
+# - IPv4 multicast (224/4) may leave through either end (rxe names the
+#   interface; the VM has no default route). IPv6 has ff00::/8 per link.
 # IPv6: fd00:198:18:4::1/64 and ::2 the same way (nodad).
 # shellcheck shell=bash disable=SC2034
 RXE_A=rxeA RXE_B=rxeB
@@ -67,6 +69,8 @@ setup_rxe_pair() {
 	ip -4 rule add pref 200 to "$RADDR_A" lookup 42
 	ip -4 route add "$RADDR_B" dev vRA src "$RADDR_A" table 41
 	ip -4 route add "$RADDR_A" dev vRB src "$RADDR_B" table 42
+	ip -4 route add 224.0.0.0/4 dev vRA
+	ip -4 route append 224.0.0.0/4 dev vRB
 	ip -6 rule add pref 200 to "$RADDR6_B" lookup 41
 	ip -6 rule add pref 200 to "$RADDR6_A" lookup 42
 	ip -6 route add "$RADDR6_B" dev vRA src "$RADDR6_A" table 41

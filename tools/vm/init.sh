@@ -40,6 +40,13 @@ cp "$ORCM_ENV" /run/orcm/env
 # shellcheck source=/dev/null
 . /run/orcm/env
 export ORCM_MODROOT ORCM_KREL ORCM_STACK ORCM_REPO ORCM_OURS_DIR ORCM_E2E_TIMEOUT ORCM_PARITY_KO
+export ORCM_ROLE="${ORCM_ROLE:-}"
+# Two VMs joined by a link (tools/vm/interop.sh) meet in a host directory.
+if [ -n "${ORCM_SHARED:-}" ]; then
+	mkdir -p /run/orcm/shared
+	mount -t hostfs -o "$ORCM_SHARED" none /run/orcm/shared ||
+		mark "ERROR cannot mount the shared directory $ORCM_SHARED"
+fi
 
 # Scratch space: a tmpfs on /tmp. The repository, the modules or the cache may
 # live under the host's /tmp (XDG_CACHE_HOME=/tmp/..., a CI checkout): those
@@ -207,7 +214,7 @@ fi
 
 # ---- end-to-end scripts: each one is a test, exit 0 = pass -------------------
 for t in ${ORCM_E2E:-}; do
-	f=$ORCM_REPO/tests/e2e/$t.sh
+	f=$ORCM_REPO/${ORCM_E2E_DIR:-tests/e2e}/$t.sh
 	# A script may ask for more time: a line "# orcm-timeout: SECONDS".
 	secs=$(sed -n 's/^# orcm-timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
 	[ -n "$secs" ] && [ "$secs" -gt "${ORCM_E2E_TIMEOUT:-120}" ] || secs=${ORCM_E2E_TIMEOUT:-120}

@@ -12,6 +12,13 @@
 #                   (default)
 #   --demo          run tools/vm/demo-guest.sh instead of the tests
 #   --e2e GLOBS     only the tests/e2e scripts whose names match (default: all)
+#   --e2e-dir DIR   take the scripts from DIR (relative to the repository;
+#                   default tests/e2e), e.g. tests/interop
+#
+# For two VMs joined by a link (tools/vm/interop.sh): ORCM_VM_ARGS adds UML
+# arguments (a vecN device on an inherited fd), ORCM_ROLE is handed to the
+# scripts, and ORCM_SHARED names a host directory the VM mounts read-write
+# at /run/orcm/shared (where the two VMs meet); ORCM_LOG_TAG names the logs.
 #
 # Runs every tests/kunit/*_kunit.ko (ours only) and every tests/e2e/*.sh, scans
 # for kernel splats and kmemleak reports, prints one line per test and, as the
@@ -21,7 +28,7 @@ set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-stack=ours mode=test kunit=1 e2e_globs='*' vm_timeout='' quiet=0
+stack=ours mode=test kunit=1 e2e_globs='*' e2e_dir=tests/e2e vm_timeout='' quiet=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--stack) stack=$2; shift ;;
@@ -29,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--no-kunit) kunit=0 ;;
 	--e2e) e2e_globs=$2; shift ;;
 	--no-e2e) e2e_globs='' ;;
+	--e2e-dir) e2e_dir=$2; shift ;;
 	--timeout) vm_timeout=$2; shift ;;
 	--quiet) quiet=1 ;;
 	*) die "unknown option $1 (see the head of $0)" ;;
@@ -42,7 +50,7 @@ E2E_TIMEOUT=${ORCM_E2E_TIMEOUT:-120}
 # The tests the host expects: a test that never reports is a failure.
 e2e_list=''
 if [ "$mode" = test ] && [ -n "$e2e_globs" ]; then
-	for f in "$ORCM_REPO"/tests/e2e/*.sh; do
+	for f in "$ORCM_REPO/$e2e_dir"/*.sh; do
 		[ -f "$f" ] || continue
 		t=$(basename "$f" .sh)
 		set -f # the globs match test names, not files here
@@ -119,6 +127,9 @@ ORCM_KUNIT=$kunit
 ORCM_E2E='${e2e_list# }'
 ORCM_E2E_TIMEOUT=$E2E_TIMEOUT
 ORCM_PARITY_KO=$BUILT/tests/parity/cm_parity.ko
+ORCM_E2E_DIR=$e2e_dir
+ORCM_ROLE=${ORCM_ROLE:-}
+ORCM_SHARED=${ORCM_SHARED:-}
 EOF
 
 n_kunit=$(wc -w <<<"$kunit_list")
@@ -126,7 +137,7 @@ n_kunit=$(wc -w <<<"$kunit_list")
 # line "# orcm-timeout: SECONDS" (read by tools/vm/init.sh the same way).
 e2e_time=0
 for t in $e2e_list; do
-	s=$(sed -n 's/^# orcm-timeout: *\([0-9][0-9]*\).*/\1/p' "$ORCM_REPO/tests/e2e/$t.sh" | head -n 1)
+	s=$(sed -n 's/^# orcm-timeout: *\([0-9][0-9]*\).*/\1/p' "$ORCM_REPO/$e2e_dir/$t.sh" | head -n 1)
 	[ -n "$s" ] && [ "$s" -gt "$E2E_TIMEOUT" ] || s=$E2E_TIMEOUT
 	e2e_time=$((e2e_time + s + 15))
 done
@@ -143,10 +154,11 @@ rm -rf "$RUN_DIR/uml"
 mkdir -p "$RUN_DIR/uml"
 start=$(date +%s)
 : >"$LOG"
+# shellcheck disable=SC2086 # ORCM_VM_ARGS: several arguments, or none
 setsid "$O/linux" mem=1G root=/dev/root rootfstype=hostfs rootflags=/ ro \
 	init="$ORCM_REPO/tools/vm/init.sh" con=null con0=fd:0,fd:1 \
 	panic_on_warn="${ORCM_PANIC_ON_WARN:-1}" uml_dir="$RUN_DIR/uml" umid="$name" \
-	ORCM_ENV="$RUN_DIR/env" </dev/null >"$LOG" 2>&1 &
+	${ORCM_VM_ARGS:-} ORCM_ENV="$RUN_DIR/env" </dev/null >"$LOG" 2>&1 &
 uml=$!
 if [ "$quiet" = 0 ]; then
 	tail -n +1 --pid="$uml" -f "$LOG" | tr -d '\r' &

@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the interoperability tests: two UML VMs (tools/vm/interop.sh),
+# VM a with one stack and VM b with the other, joined by the Ethernet link
+# vec0, each with an rxe device on it:
+#
+#   VM a: vec0 198.18.6.1/24 rxe0  <== link ==>  VM b: vec0 198.18.6.2/24 rxe0
+#
+# Both VMs run the same scripts in the same order; a script runs in both at
+# once and the two halves meet at barriers (files in the shared directory).
+# Sourced by tests/interop/*.sh, after tests/e2e/lib.bash.
+# shellcheck shell=bash disable=SC2034
+# shellcheck source=tests/e2e/lib.bash
+. "$(dirname "${BASH_SOURCE[0]}")/../e2e/lib.bash"
+
+ROLE=${ORCM_ROLE:?ORCM_ROLE is not set: run these through tools/vm/interop.sh}
+SHARED=/run/orcm/shared
+TEST=$(basename "$0" .sh)
+if [ "$ROLE" = a ]; then
+	PEER=b LADDR=198.18.6.1 PADDR=198.18.6.2
+	LADDR6=fd00:198:18:6::1 PADDR6=fd00:198:18:6::2
+else
+	PEER=a LADDR=198.18.6.2 PADDR=198.18.6.1
+	LADDR6=fd00:198:18:6::2 PADDR6=fd00:198:18:6::1
+fi
+say "role $ROLE ($ORCM_STACK stack): $LADDR, peer $PADDR"
+
+# barrier NAME [SECONDS]: wait until the other VM reached the same point.
+barrier() {
+	local name=$1 secs=${2:-60}
+	: >"$SHARED/$TEST.$name.$ROLE"
+	wait_for "$secs" "VM $PEER at barrier $name" test -e "$SHARED/$TEST.$name.$PEER"
+}
+
+link_cleanup() {
+	cleanup
+	rdma link delete rxe0 2>/dev/null || true
+	ip addr flush dev vec0 2>/dev/null || true
+}
+
+rxe0_active() { rdma link show rxe0/1 | grep -q 'state ACTIVE'; }
+
+setup_link() {
+	trap link_cleanup EXIT
+	ip link show vec0 >/dev/null || fail "no vec0: the VM was not started by tools/vm/interop.sh"
+	ip link set vec0 up
+	ip addr add "$LADDR/24" dev vec0
+	ip addr add "$LADDR6/64" dev vec0 nodad
+	rdma link add rxe0 type rxe netdev vec0
+	wait_for 10 "rxe0 ACTIVE" rxe0_active
+	barrier link
+	wait_for 20 "ping $PADDR" ping -c 1 -W 1 "$PADDR"
+	say "link: vec0 $LADDR rxe0 <-> $PADDR (VM $PEER)"
+}
+
+# pair_case NAME SERVER_ROLE PORT CHECK SERVER_CMD... -- CLIENT_CMD...: the
+# server half runs SERVER_CMD in the VM with role SERVER_ROLE, waits for its
+# listener on PORT, and the other VM runs CLIENT_CMD; both must exit 0, and
+# CHECK (a grep pattern) must be found in the output of both.
+pair_case() {
+	local name=$1 srole=$2 port=$3 check=$4 scmd=() ccmd=() rc=0 pid
+	shift 4
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do scmd+=("$1"); shift; done
+	shift
+	ccmd=("$@")
+	if [ "$ROLE" = "$srole" ]; then
+		bg "/tmp/$name-server.log" "${scmd[@]}"
+		pid=$LAST_PID
+		wait_for 10 "$name: server listening on $port" cm_id_listening "$port"
+		barrier "$name-listen"
+		wait_pid "$pid" "$STEP" || rc=$?
+		show "/tmp/$name-server.log"
+		[ "$rc" -eq 0 ] || fail "$name: server ($ORCM_STACK) exit status $rc"
+		grep -q -- "$check" "/tmp/$name-server.log" || fail "$name: server output lacks '$check'"
+	else
+		barrier "$name-listen"
+		run_to "/tmp/$name-client.log" "$STEP" "${ccmd[@]}" || rc=$?
+		[ "$rc" -eq 0 ] || fail "$name: client ($ORCM_STACK) exit status $rc"
+		grep -q -- "$check" "/tmp/$name-client.log" || fail "$name: client output lacks '$check'"
+	fi
+	wait_for 10 "$name: no CM id left" cm_ids_empty
+	barrier "$name-done"
+	say "$name: ok ($([ "$ROLE" = "$srole" ] && echo server || echo client), $ORCM_STACK)"
+}
