@@ -21,7 +21,7 @@ die() { printf '[%s] ERROR: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 # against the Debian headers, run rdma-core tools inside the VM).
 ORCM_PKGS=(
 	"$ORCM_SRC_PKG" "linux-headers-$ORCM_HDR_KREL"
-	build-essential bc flex bison libelf-dev libssl-dev xz-utils kmod
+	build-essential bc flex bison libelf-dev libssl-dev xz-utils kmod patch
 	rdma-core rdmacm-utils ibverbs-utils ibverbs-providers perftest iproute2 iputils-ping procps
 )
 # tests/progs (make progs): the test programs that the e2e scripts run.
@@ -55,7 +55,8 @@ ensure_pkgs() {
 }
 
 # The UML build directory (O=) is keyed by the source package version and the
-# sha of the config fragment, so a fragment change gets a fresh build.
+# sha of the config fragment and of the test VM's kernel patches
+# (tools/uml/patches), so a change of either gets a fresh build.
 orcm_src_version() {
 	dpkg-query -W -f='${Version}' "$ORCM_SRC_PKG" 2>/dev/null | tr -c 'A-Za-z0-9.+\n-' '_'
 }
@@ -66,7 +67,7 @@ orcm_uml_dir() {
 		echo "$ORCM_UML_DIR"
 		return
 	fi
-	sha=$(sha256sum "$ORCM_FRAGMENT" | cut -c1-12)
+	sha=$(cat "$ORCM_FRAGMENT" "$ORCM_REPO"/tools/uml/patches/*.patch 2>/dev/null | sha256sum | cut -c1-12)
 	printf '%s/uml/%s-%s\n' "$ORCM_CACHE" "$(orcm_src_version)" "$sha"
 }
 # Per-checkout directories, so that two clones can run their suites at once.

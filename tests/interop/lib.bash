@@ -34,6 +34,7 @@ barrier() {
 link_cleanup() {
 	cleanup
 	rdma link delete rxe0 2>/dev/null || true
+	# Never down: UML's fd transport closes its fd on down, for good.
 	ip addr flush dev vec0 2>/dev/null || true
 }
 

@@ -51,6 +51,18 @@ if [ "$(cat "$SRC/.orcm-src-version" 2>/dev/null)" != "$srcver" ]; then
 	echo "$srcver" >"$SRC/.orcm-src-version"
 fi
 
+# 1b. Patches of the test VM's kernel (tools/uml/patches/*.patch, -p1): bugs of
+#     UML drivers that the tests trip over, nothing we ship. Applied once to
+#     the extracted source; an applied patch is recognised and left alone.
+for p in "$ORCM_REPO"/tools/uml/patches/*.patch; do
+	[ -f "$p" ] || continue
+	if patch -d "$SRC" -p1 -R -s -f --dry-run <"$p" >/dev/null 2>&1; then
+		continue
+	fi
+	log "patching the kernel source: $(basename "$p")"
+	patch -d "$SRC" -p1 -N -s <"$p" || die "$(basename "$p") does not apply to $SRC"
+done
+
 O=$(orcm_uml_dir)
 if [ -f "$O/.orcm-build-ok" ] && [ -x "$O/linux" ]; then
 	ln -sfn "$(basename "$O")" "$ORCM_CACHE/uml/current"

@@ -5,7 +5,7 @@
 #
 #   tools/vm/interop.sh [--a STACK] [--b STACK] [--e2e 'GLOBS'] [--quiet]
 #
-# The link is a socketpair on this machine (AF_UNIX datagrams), handed to
+# The link is a socketpair on this machine (AF_UNIX, SOCK_SEQPACKET), handed to
 # each VM as vec0 through UML's vector "fd" transport: no packet ever leaves
 # this machine, not even to loopback. VM a (default: stock) and VM b (default:
 # ours) each run tools/vm/run.sh with the tests/interop scripts, with
@@ -48,27 +48,32 @@ import sys
 
 repo, shared, globs, stack_a, stack_b = sys.argv[1:6]
 extra = sys.argv[6:]
-ends = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+# SEQPACKET keeps frame boundaries without the datagram queue limit of 10
+# (net.unix.max_dgram_qlen): a full link makes UML's vector driver sleep in
+# atomic context (its transmit path re-arms the fd's SIGIO with a mutex).
+ends = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+for e in ends:
+    e.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+    e.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    e.setblocking(False)    # UML polls its fds (SIGIO) and expects EAGAIN
 procs = []
 for i, (role, stack) in enumerate((("a", stack_a), ("b", stack_b))):
-    mine, other = ends[i], ends[1 - i]
-
-    def child(mine=mine, other=other):
-        os.dup2(mine.fileno(), 3)   # vec0:transport=fd,fd=3
-        other.close()
-
+    fd = ends[i].fileno()
     env = dict(os.environ, ORCM_ROLE=role, ORCM_SHARED=shared,
                ORCM_LOG_TAG="interop-" + role,
-               ORCM_VM_ARGS="vec0:transport=fd,fd=3")
+               ORCM_VM_ARGS="vec0:transport=fd,fd=%d" % fd)
     cmd = [repo + "/tools/vm/run.sh", "--stack", stack, "--no-kunit",
            "--e2e-dir", "tests/interop", "--e2e", globs] + extra
     out = open(os.path.join(repo, "build/logs/interop-%s.out" % role), "w")
-    procs.append(subprocess.Popen(cmd, env=env, preexec_fn=child,
-                                  close_fds=False, stdout=out,
+    procs.append(subprocess.Popen(cmd, env=env, pass_fds=(fd,), stdout=out,
                                   stderr=subprocess.STDOUT))
+# Both ends stay open here until both VMs are gone: a VM that stops first
+# must not make the other's link fail (UML's vector driver handles a dead
+# peer badly: it re-arms SIGIO with a mutex in atomic context).
+rc = max(p.wait() for p in procs)
 for e in ends:
     e.close()
-sys.exit(max(p.wait() for p in procs))
+sys.exit(rc)
 PY
 
 npass=0 nfail=0
