@@ -26,6 +26,7 @@
 #include "cma_priv.h"
 #include "ib.h"
 #include "ps.h"
+#include "trace.h"
 
 /* 4.096 us * 2^20: about 4 s for the peer's CM to answer. */
 #define CMA_IB_CM_RESPONSE_TIMEOUT	20
@@ -47,10 +48,9 @@ struct cma_ib_req_key {
 static bool cma_ib_listener_ok(struct rdma_id_private *id_priv, void *arg)
 {
 	const struct cma_ib_req_key *key = arg;
+	bool ud = id_priv->id.qp_type == IB_QPT_UD;
 
-	if (READ_ONCE(id_priv->state) != RDMA_CM_LISTEN)
-		return false;
-	if ((id_priv->id.qp_type == IB_QPT_UD) != key->ud)
+	if (READ_ONCE(id_priv->state) != RDMA_CM_LISTEN || ud != key->ud)
 		return false;
 	/* A bound owner's device is stable while it is in the port space. */
 	if (id_priv->id.device && id_priv->id.device != key->device)
@@ -154,6 +154,7 @@ static int cma_ib_req_setup(struct rdma_id_private *conn_id,
 			    struct rdma_cm_event *ev)
 {
 	struct rdma_dev_addr *dev_addr = &conn_id->id.route.addr.dev_addr;
+	const struct ib_cm_req_event_param *req;
 	const u8 *pd = ib_ev->private_data;
 	bool roce;
 	int ret;
@@ -187,27 +188,25 @@ static int cma_ib_req_setup(struct rdma_id_private *conn_id,
 		ev->param.ud.private_data_len =
 			IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE - CMA_IB_HDR_LEN;
 		return 0;
-	} else {
-		const struct ib_cm_req_event_param *req =
-			&ib_ev->param.req_rcvd;
-
-		ib_addr_set_pkey(dev_addr, roce ? 0xffff :
-				 be16_to_cpu(req->primary_path->pkey));
-		ret = cma_ib_req_route(conn_id, req);
-		if (ret)
-			return ret;
-		ev->param.conn.private_data = pd + CMA_IB_HDR_LEN;
-		ev->param.conn.private_data_len =
-			IB_CM_REQ_PRIVATE_DATA_SIZE - CMA_IB_HDR_LEN;
-		ev->param.conn.responder_resources = req->responder_resources;
-		ev->param.conn.initiator_depth = req->initiator_depth;
-		ev->param.conn.flow_control = req->flow_control;
-		ev->param.conn.retry_count = req->retry_count;
-		ev->param.conn.rnr_retry_count = req->rnr_retry_count;
-		ev->param.conn.srq = req->srq;
-		ev->param.conn.qp_num = req->remote_qpn;
-		ev->ece = req->ece;
 	}
+
+	req = &ib_ev->param.req_rcvd;
+	ib_addr_set_pkey(dev_addr, roce ? 0xffff :
+			 be16_to_cpu(req->primary_path->pkey));
+	ret = cma_ib_req_route(conn_id, req);
+	if (ret)
+		return ret;
+	ev->param.conn.private_data = pd + CMA_IB_HDR_LEN;
+	ev->param.conn.private_data_len =
+		IB_CM_REQ_PRIVATE_DATA_SIZE - CMA_IB_HDR_LEN;
+	ev->param.conn.responder_resources = req->responder_resources;
+	ev->param.conn.initiator_depth = req->initiator_depth;
+	ev->param.conn.flow_control = req->flow_control;
+	ev->param.conn.retry_count = req->retry_count;
+	ev->param.conn.rnr_retry_count = req->rnr_retry_count;
+	ev->param.conn.srq = req->srq;
+	ev->param.conn.qp_num = req->remote_qpn;
+	ev->ece = req->ece;
 	return 0;
 }
 
@@ -271,6 +270,7 @@ static int cma_ib_req(struct ib_cm_id *cm_id, const struct ib_cm_event *ib_ev)
 	 * destroys the child, and so waits for this call to return.
 	 */
 	owner = listen_id->parent ?: listen_id;
+	trace_cm_req_handler(listen_id, ib_ev->event);
 	mutex_lock(&listen_id->handler_mutex);
 	if (cma_state(listen_id) != RDMA_CM_LISTEN ||
 	    cma_state(owner) != RDMA_CM_LISTEN) {
@@ -309,8 +309,10 @@ static int cma_ib_req(struct ib_cm_id *cm_id, const struct ib_cm_event *ib_ev)
 	}
 	/* Not accepted yet: tell the peer to wait for the consumer. */
 	if (!ud && cma_state(conn_id) == RDMA_CM_CONNECT &&
-	    !conn_id->ib_replied)
+	    !conn_id->ib_replied) {
+		trace_cm_send_mra(conn_id);
 		ib_send_cm_mra(cm_id, CMA_IB_MRA_SETTING, NULL, 0);
+	}
 	mutex_unlock(&conn_id->handler_mutex);
 	mutex_unlock(&listen_id->handler_mutex);
 	cma_id_put(listen_id);
@@ -403,10 +405,13 @@ static int cma_ib_send_rtu(struct rdma_id_private *id_priv)
 	ret = cma_ib_qp_modify(id_priv, IB_QPS_RTR);
 	if (!ret)
 		ret = cma_ib_qp_modify(id_priv, IB_QPS_RTS);
-	if (!ret)
+	if (!ret) {
+		trace_cm_send_rtu(id_priv);
 		ret = ib_send_cm_rtu(id_priv->cm_id.ib, NULL, 0);
+	}
 	if (ret) {
 		cma_qp_to_err(id_priv);
+		trace_cm_send_rej(id_priv);
 		ib_send_cm_rej(id_priv->cm_id.ib, IB_CM_REJ_CONSUMER_DEFINED,
 			       NULL, 0, NULL, 0);
 	}
@@ -474,8 +479,9 @@ static int cma_ib_handler(struct ib_cm_id *cm_id,
 		if (!cma_comp_exch(id_priv, RDMA_CM_CONNECT,
 				   RDMA_CM_DISCONNECT))
 			goto out;
-		if (ib_ev->event == IB_CM_DREQ_RECEIVED)
-			ib_send_cm_drep(cm_id, NULL, 0);
+		if (ib_ev->event == IB_CM_DREQ_RECEIVED &&
+		    !ib_send_cm_drep(cm_id, NULL, 0))
+			trace_cm_sent_drep(id_priv);
 		ev.event = RDMA_CM_EVENT_DISCONNECTED;
 		break;
 	case IB_CM_TIMEWAIT_EXIT:
@@ -562,6 +568,7 @@ int cma_ib_connect(struct rdma_id_private *id_priv,
 	req.ece.vendor_id = id_priv->ece.vendor_id;
 	req.ece.attr_mod = id_priv->ece.attr_mod;
 
+	trace_cm_send_req(id_priv);
 	ret = ib_send_cm_req(cm_id, &req);
 	if (ret) {
 		/* Nothing was sent: no event can be under way. */
@@ -610,6 +617,7 @@ int cma_ib_accept(struct rdma_id_private *id_priv,
 	rep.srq = id_priv->srq ? 1 : 0;
 	rep.ece.vendor_id = id_priv->ece.vendor_id;
 	rep.ece.attr_mod = id_priv->ece.attr_mod;
+	trace_cm_send_rep(id_priv);
 	ret = ib_send_cm_rep(id_priv->cm_id.ib, &rep);
 	if (!ret)
 		id_priv->ib_replied = true;
@@ -622,6 +630,7 @@ int cma_ib_reject(struct rdma_id_private *id_priv, const void *pd,
 	if (id_priv->id.qp_type == IB_QPT_UD)
 		return cma_ud_reply(id_priv, IB_SIDR_REJECT, 0, pd, pd_len);
 	id_priv->ib_replied = true;
+	trace_cm_send_rej(id_priv);
 	return ib_send_cm_rej(id_priv->cm_id.ib, reason, NULL, 0, pd, pd_len);
 }
 
@@ -629,8 +638,11 @@ int cma_ib_reject(struct rdma_id_private *id_priv, const void *pd,
 int cma_ib_disconnect(struct rdma_id_private *id_priv)
 {
 	cma_qp_to_err(id_priv);
-	if (ib_send_cm_dreq(id_priv->cm_id.ib, NULL, 0))
-		ib_send_cm_drep(id_priv->cm_id.ib, NULL, 0);
+	trace_cm_disconnect(id_priv);
+	if (!ib_send_cm_dreq(id_priv->cm_id.ib, NULL, 0))
+		trace_cm_sent_dreq(id_priv);
+	else if (!ib_send_cm_drep(id_priv->cm_id.ib, NULL, 0))
+		trace_cm_sent_drep(id_priv);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include "cma_priv.h"
 #include "ib.h"
+#include "trace.h"
 
 /* Per try: 4.096 s, as long as a connected request may wait. */
 #define CMA_UD_SIDR_TIMEOUT_MS	4096
@@ -151,6 +152,7 @@ int cma_ud_connect(struct rdma_id_private *id_priv,
 	req.private_data = pd;
 	req.private_data_len = len;
 	req.max_cm_retries = CMA_UD_MAX_CM_RETRIES;
+	trace_cm_send_sidr_req(id_priv);
 	ret = ib_send_cm_sidr_req(cm_id, &req);
 	if (ret) {
 		/* Nothing was sent: no event can be under way. */
@@ -184,6 +186,7 @@ int cma_ud_reply(struct rdma_id_private *id_priv,
 	rep.status = status;
 	rep.private_data = pd;
 	rep.private_data_len = pd_len;
+	trace_cm_send_sidr_rep(id_priv);
 	ret = ib_send_cm_sidr_rep(id_priv->cm_id.ib, &rep);
 	if (!ret)
 		id_priv->ib_replied = true;
