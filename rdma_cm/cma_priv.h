@@ -124,7 +124,7 @@ struct rdma_id_private {
 
 	int			backlog;
 	int			timeout_ms;
-	void			*query;		/* unused (IB SA) */
+	void			*query;		/* struct ib_sa_query *, sa.c */
 	int			query_id;
 	union {
 		struct ib_cm_id	*ib;

@@ -707,13 +707,3 @@ int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
 	}
 	return 0;
 }
-
-/*
- * rdma_resolve_route() on an InfiniBand port: the path record comes from
- * the subnet administrator (sa.c once written); not available yet.
- */
-int cma_ib_resolve_route(struct rdma_id_private *id_priv,
-			 unsigned long timeout_ms)
-{
-	return -EPROTONOSUPPORT;
-}

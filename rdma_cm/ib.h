@@ -100,14 +100,22 @@ int cma_ib_accept(struct rdma_id_private *id_priv,
 int cma_ib_reject(struct rdma_id_private *id_priv, const void *pd,
 		  u8 pd_len, u8 reason);
 int cma_ib_disconnect(struct rdma_id_private *id_priv);
-int cma_ib_resolve_route(struct rdma_id_private *id_priv,
-			 unsigned long timeout_ms);
 int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
 			struct ib_qp_attr *qp_attr, int *qp_attr_mask);
 int cma_ib_qp_modify(struct rdma_id_private *id_priv,
 		     enum ib_qp_state state);
 void cma_ib_apply_timers(struct rdma_id_private *id_priv,
 			 struct ib_qp_attr *qp_attr, int qp_attr_mask);
+
+/* InfiniBand routes from the subnet administrator (sa.c). */
+void cma_ib_path_query(struct sa_path_rec *rec, ib_sa_comp_mask *mask,
+		       struct rdma_dev_addr *dev_addr, __be64 sid,
+		       bool tos_set, u8 tos);
+int cma_ib_resolve_route(struct rdma_id_private *id_priv,
+			 unsigned long timeout_ms);
+void cma_ib_cancel_route(struct rdma_id_private *id_priv);
+void cma_sa_init(void);
+void cma_sa_exit(void);
 
 /* UD ids (ud.c). */
 int cma_ud_set_qkey(struct rdma_id_private *id_priv, u32 qkey);

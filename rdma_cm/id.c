@@ -14,6 +14,7 @@
 #include <net/net_namespace.h>
 
 #include "cma_priv.h"
+#include "ib.h"
 #include "ps.h"
 #include "trace.h"
 
@@ -213,6 +214,10 @@ static void cma_release(struct rdma_id_private *id_priv,
 	}
 	if (old_state == RDMA_CM_LISTEN)
 		cma_cancel_listens(id_priv);
+	/* An SA path query in flight: its callback drops its reference. */
+	if (old_state == RDMA_CM_ROUTE_QUERY && id_priv->id.device &&
+	    rdma_cap_ib_sa(id_priv->id.device, id_priv->id.port_num))
+		cma_ib_cancel_route(id_priv);
 
 	/* Not from a handler of that cm_id: both calls wait for them. */
 	if (cma_has_ib_cm(id_priv))

@@ -2,16 +2,18 @@
 /*
  * KUnit tests of the IB/RoCE half of rdma_cm that need no device: the
  * rdma_cm header of REQ private data (encode, parse, malformed input),
- * service ids of port spaces, the RoCE path record, and which listener
- * address takes a request.
+ * service ids of port spaces, the RoCE path record, which listener
+ * address takes a request, and the SA path query of an IB route.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/test.h>
+#include <linux/if_arp.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/inet.h>
 #include <linux/module.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_user_cm.h>
 
@@ -215,6 +217,41 @@ static void cik_listen_match(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cma_ib_listen_match((void *)&x6, 0, (void *)&a));
 }
 
+/* The SA path query of an IPoIB-resolved address. */
+static void cik_sa_query(struct kunit *test)
+{
+	struct rdma_dev_addr dev_addr = { .dev_type = ARPHRD_INFINIBAND };
+	__be64 sid = cma_ib_service_id(RDMA_PS_TCP, htons(7000));
+	struct sa_path_rec rec;
+	ib_sa_comp_mask mask;
+
+	/* 4 bytes of flags and QPN, then the GID (ARP over IPoIB). */
+	dev_addr.src_dev_addr[4] = 0xfe;
+	dev_addr.src_dev_addr[19] = 1;
+	dev_addr.dst_dev_addr[4] = 0xfe;
+	dev_addr.dst_dev_addr[19] = 2;
+	ib_addr_set_pkey(&dev_addr, 0x8001);
+
+	cma_ib_path_query(&rec, &mask, &dev_addr, sid, false, 0);
+	KUNIT_EXPECT_EQ(test, rec.rec_type, SA_PATH_REC_TYPE_IB);
+	KUNIT_EXPECT_EQ(test, rec.sgid.raw[0], 0xfe);
+	KUNIT_EXPECT_EQ(test, rec.sgid.raw[15], 1);
+	KUNIT_EXPECT_EQ(test, rec.dgid.raw[15], 2);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(rec.pkey), 0x8001);
+	KUNIT_EXPECT_EQ(test, rec.numb_path, 1);
+	KUNIT_EXPECT_EQ(test, rec.reversible, 1);
+	KUNIT_EXPECT_EQ(test, rec.service_id, sid);
+	KUNIT_EXPECT_TRUE(test, mask & IB_SA_PATH_REC_DGID);
+	KUNIT_EXPECT_TRUE(test, mask & IB_SA_PATH_REC_SGID);
+	KUNIT_EXPECT_TRUE(test, mask & IB_SA_PATH_REC_PKEY);
+	KUNIT_EXPECT_TRUE(test, mask & IB_SA_PATH_REC_NUMB_PATH);
+	KUNIT_EXPECT_FALSE(test, mask & IB_SA_PATH_REC_TRAFFIC_CLASS);
+
+	cma_ib_path_query(&rec, &mask, &dev_addr, sid, true, 0x28);
+	KUNIT_EXPECT_EQ(test, rec.traffic_class, 0x28);
+	KUNIT_EXPECT_TRUE(test, mask & IB_SA_PATH_REC_TRAFFIC_CLASS);
+}
+
 static struct kunit_case cma_ib_cases[] = {
 	KUNIT_CASE(cik_hdr_ipv4),
 	KUNIT_CASE(cik_hdr_ipv6),
@@ -223,6 +260,7 @@ static struct kunit_case cma_ib_cases[] = {
 	KUNIT_CASE(cik_path_v2),
 	KUNIT_CASE(cik_path_v1_mtu),
 	KUNIT_CASE(cik_listen_match),
+	KUNIT_CASE(cik_sa_query),
 	{}
 };
 
