@@ -124,7 +124,7 @@ struct rdma_id_private {
 
 	int			backlog;
 	int			timeout_ms;
-	void			*query;		/* unused (IB SA) */
+	void			*query;		/* struct ib_sa_query *, sa.c */
 	int			query_id;
 	union {
 		struct ib_cm_id	*ib;
@@ -160,6 +160,13 @@ struct rdma_id_private {
 	bool			afonly_set;
 	/* 1 while addr_req holds a reference; cleared by whoever drops it. */
 	atomic_t		addr_busy;
+	/*
+	 * @cm_id holds an ib_cm_id (ib.c, ud.c), not an iw_cm_id; set with
+	 * @cm_id, under handler_mutex or before the id is published.
+	 */
+	bool			cm_is_ib;
+	/* A passive IB id answered the request (REP); handler_mutex. */
+	bool			ib_replied;
 	spinlock_t		mc_lock;	/* protects @mc_list */
 };
 
@@ -247,18 +254,38 @@ static inline int cma_configfs_init(void) { return 0; }
 static inline void cma_configfs_exit(void) { }
 #endif
 
-/* Live ids, for the leak checks of the tests (debugfs.c). */
+/*
+ * Live ids, for the leak checks of the tests, and IB requests dropped as
+ * malformed (debugfs.c).
+ */
 void cma_ids_inc(void);
 void cma_ids_dec(void);
 long cma_ids_live(void);
+void cma_ib_req_dropped(void);
 void cma_debugfs_init(void);
 void cma_debugfs_exit(void);
+
+/* QPs (qp.c). */
+int cma_init_qp_attr_locked(struct rdma_id_private *id_priv,
+			    struct ib_qp_attr *qp_attr, int *qp_attr_mask);
+void cma_qp_to_err(struct rdma_id_private *id_priv);
 
 /* Connection calls (conn.c). */
 enum cma_pd_op { CMA_PD_CONNECT, CMA_PD_ACCEPT, CMA_PD_REJECT };
 #if IS_ENABLED(CONFIG_KUNIT)
 int cma_private_data_max(bool iwarp, enum cma_pd_op op);
 #endif
+
+/* Is @id_priv's cm_id an ib_cm_id / an iw_cm_id? */
+static inline bool cma_has_ib_cm(struct rdma_id_private *id_priv)
+{
+	return id_priv->cm_id.ib && id_priv->cm_is_ib;
+}
+
+static inline bool cma_has_iw_cm(struct rdma_id_private *id_priv)
+{
+	return id_priv->cm_id.iw && !id_priv->cm_is_ib;
+}
 
 /* iWARP glue (iw.c). */
 #if IS_ENABLED(CONFIG_KUNIT)

@@ -8,11 +8,20 @@
 #include <kunit/visibility.h>
 
 #include "cma_priv.h"
+#include "ib.h"
 
 static bool cma_is_iw(struct rdma_id_private *id_priv)
 {
 	return id_priv->id.device &&
+	       rdma_is_port_valid(id_priv->id.device, id_priv->id.port_num) &&
 	       rdma_cap_iw_cm(id_priv->id.device, id_priv->id.port_num);
+}
+
+static bool cma_is_ib(struct rdma_id_private *id_priv)
+{
+	return id_priv->id.device &&
+	       rdma_is_port_valid(id_priv->id.device, id_priv->id.port_num) &&
+	       rdma_cap_ib_cm(id_priv->id.device, id_priv->id.port_num);
 }
 
 /*
@@ -21,11 +30,12 @@ static bool cma_is_iw(struct rdma_id_private *id_priv)
  * rdma_cm header; MPA carries up to 512 bytes, more than the u8 length of
  * struct rdma_conn_param can express.
  */
-#define CMA_IB_HDR_LEN		36
 #define CMA_IB_REQ_PD_MAX	92
 #define CMA_IB_REP_PD_MAX	196
 #define CMA_IB_REJ_PD_MAX	148
 #define CMA_IW_PD_MAX		512
+#define CMA_UD_REQ_PD_MAX	216
+#define CMA_UD_REP_PD_MAX	136
 
 VISIBLE_IF_KUNIT int cma_private_data_max(bool iwarp, enum cma_pd_op op)
 {
@@ -47,9 +57,15 @@ static int cma_check_private_data(struct rdma_id_private *id_priv,
 				  const void *data, unsigned int len,
 				  enum cma_pd_op op)
 {
+	int max = cma_private_data_max(cma_is_iw(id_priv), op);
+
 	if (len && !data)
 		return -EINVAL;
-	if (len > cma_private_data_max(cma_is_iw(id_priv), op))
+	/* UD ids carry theirs in SIDR_REQ and SIDR_REP. */
+	if (cma_is_ib(id_priv) && id_priv->id.qp_type == IB_QPT_UD)
+		max = op == CMA_PD_CONNECT ?
+		      CMA_UD_REQ_PD_MAX - CMA_IB_HDR_LEN : CMA_UD_REP_PD_MAX;
+	if (len > max)
 		return -EINVAL;
 	return 0;
 }
@@ -77,6 +93,10 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 
 	if (cma_is_iw(id_priv))
 		ret = cma_iw_connect(id_priv, conn_param);
+	else if (cma_is_ib(id_priv) && id->qp_type == IB_QPT_UD)
+		ret = cma_ud_connect(id_priv, conn_param);
+	else if (cma_is_ib(id_priv))
+		ret = cma_ib_connect(id_priv, conn_param);
 	else
 		ret = -EPROTONOSUPPORT;
 	if (ret)
@@ -112,17 +132,6 @@ int rdma_connect_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
 }
 EXPORT_SYMBOL(rdma_connect_ece);
 
-/* Move the id's QP, if the CM owns one, to ERROR. */
-static void cma_qp_to_err(struct rdma_id_private *id_priv)
-{
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-
-	mutex_lock(&id_priv->qp_mutex);
-	if (id_priv->id.qp)
-		ib_modify_qp(id_priv->id.qp, &attr, IB_QP_STATE);
-	mutex_unlock(&id_priv->qp_mutex);
-}
-
 /* Called with the id's handler_mutex held (from its handler, or locked). */
 int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
@@ -145,8 +154,10 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		id_priv->srq = conn_param->srq;
 	}
 
-	if (cma_is_iw(id_priv) && id_priv->cm_id.iw)
+	if (cma_is_iw(id_priv) && cma_has_iw_cm(id_priv))
 		ret = cma_iw_accept(id_priv, conn_param);
+	else if (cma_is_ib(id_priv) && cma_has_ib_cm(id_priv))
+		ret = cma_ib_accept(id_priv, conn_param);
 	else
 		ret = -EPROTONOSUPPORT;
 	if (ret)
@@ -156,7 +167,7 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 reject:
 	/* The QP must not carry traffic of a connection we refuse. */
 	cma_qp_to_err(id_priv);
-	rdma_reject(id, NULL, 0, 0);
+	rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 	return ret;
 }
 EXPORT_SYMBOL(rdma_accept);
@@ -184,6 +195,9 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 				     CMA_PD_REJECT);
 	if (ret)
 		return ret;
+	if (cma_is_ib(id_priv) && cma_has_ib_cm(id_priv))
+		return cma_ib_reject(id_priv, private_data, private_data_len,
+				     reason);
 	if (!cma_is_iw(id_priv))
 		return -EPROTONOSUPPORT;
 	return iw_cm_reject(id_priv->cm_id.iw, private_data, private_data_len);
@@ -196,6 +210,8 @@ int rdma_disconnect(struct rdma_cm_id *id)
 
 	if (!id_priv->cm_id.iw)
 		return -EINVAL;
+	if (cma_is_ib(id_priv) && cma_has_ib_cm(id_priv))
+		return cma_ib_disconnect(id_priv);
 	if (!cma_is_iw(id_priv))
 		return -EPROTONOSUPPORT;
 	return iw_cm_disconnect(id_priv->cm_id.iw, 0);
@@ -208,7 +224,12 @@ int rdma_notify(struct rdma_cm_id *id, enum ib_event_type event)
 
 	if (!id_priv->cm_id.iw)
 		return -EINVAL;
-	/* iWARP connections need no hint from QP events. */
+	/*
+	 * IB: the first receive on a passive QP (IB_EVENT_COMM_EST) stands
+	 * for a lost RTU. iWARP connections need no hint from QP events.
+	 */
+	if (cma_has_ib_cm(id_priv) && cma_state(id_priv) == RDMA_CM_CONNECT)
+		return ib_cm_notify(id_priv->cm_id.ib, event);
 	return 0;
 }
 EXPORT_SYMBOL(rdma_notify);
@@ -218,8 +239,12 @@ const void *rdma_consumer_reject_data(struct rdma_cm_id *id,
 {
 	struct rdma_id_private *id_priv = to_id_priv(id);
 
-	/* iWARP reports a consumer's reject as -ECONNREFUSED. */
-	if (cma_is_iw(id_priv) && ev->status == -ECONNREFUSED &&
+	/*
+	 * iWARP reports a consumer's reject as -ECONNREFUSED, IB as the REJ
+	 * reason IB_CM_REJ_CONSUMER_DEFINED.
+	 */
+	if (((cma_is_iw(id_priv) && ev->status == -ECONNREFUSED) ||
+	     (cma_is_ib(id_priv) && ev->status == IB_CM_REJ_CONSUMER_DEFINED)) &&
 	    ev->param.conn.private_data_len) {
 		*data_len = ev->param.conn.private_data_len;
 		return ev->param.conn.private_data;

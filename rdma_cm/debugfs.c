@@ -3,7 +3,9 @@
  * A count of every live id, in /sys/kernel/debug/rdma_cm/ids. restrack
  * (`rdma res show cm_id`) lists only ids attached to a device; the tests'
  * leak checks read this count to see the others too (an id that never
- * resolved, a wildcard listener).
+ * resolved, a wildcard listener). And the IB/RoCE connection requests
+ * dropped as malformed (bad rdma_cm header, no path, bad port), in
+ * /sys/kernel/debug/rdma_cm/ib_req_dropped.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,7 +16,13 @@
 #include "cma_priv.h"
 
 static atomic_long_t cma_nr_ids = ATOMIC_LONG_INIT(0);
+static atomic_long_t cma_nr_ib_req_dropped = ATOMIC_LONG_INIT(0);
 static struct dentry *cma_debugfs_dir;
+
+void cma_ib_req_dropped(void)
+{
+	atomic_long_inc(&cma_nr_ib_req_dropped);
+}
 
 void cma_ids_inc(void)
 {
@@ -39,12 +47,22 @@ static int cma_ids_get(void *data, u64 *val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(cma_ids_fops, cma_ids_get, NULL, "%llu\n");
 
+static int cma_ib_req_dropped_get(void *data, u64 *val)
+{
+	*val = atomic_long_read(&cma_nr_ib_req_dropped);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(cma_ib_req_dropped_fops, cma_ib_req_dropped_get,
+			 NULL, "%llu\n");
+
 /* Best effort, as debugfs is: the CM works without it. */
 void cma_debugfs_init(void)
 {
 	cma_debugfs_dir = debugfs_create_dir("rdma_cm", NULL);
 	debugfs_create_file_unsafe("ids", 0444, cma_debugfs_dir, NULL,
 				   &cma_ids_fops);
+	debugfs_create_file_unsafe("ib_req_dropped", 0444, cma_debugfs_dir,
+				   NULL, &cma_ib_req_dropped_fops);
 }
 
 void cma_debugfs_exit(void)

@@ -14,6 +14,7 @@
 #include <net/net_namespace.h>
 
 #include "cma_priv.h"
+#include "ib.h"
 #include "mcast.h"
 #include "ps.h"
 #include "trace.h"
@@ -87,7 +88,8 @@ struct rdma_id_private *cma_id_alloc(struct net *net,
 	id_priv->timeout_set = false;
 	id_priv->min_rnr_timer_set = false;
 	id_priv->gid_type = IB_GID_TYPE_IB;
-	id_priv->seq_num = get_random_u32();
+	/* The starting PSN of its connections: 24 bits. */
+	id_priv->seq_num = get_random_u32() & 0xffffff;
 	spin_lock_init(&id_priv->lock);
 	mutex_init(&id_priv->qp_mutex);
 	mutex_init(&id_priv->handler_mutex);
@@ -215,11 +217,17 @@ static void cma_release(struct rdma_id_private *id_priv,
 	if (old_state == RDMA_CM_LISTEN)
 		cma_cancel_listens(id_priv);
 	cma_mc_leave_all(id_priv);
+	/* An SA path query in flight: its callback drops its reference. */
+	if (old_state == RDMA_CM_ROUTE_QUERY && id_priv->id.device &&
+	    rdma_cap_ib_sa(id_priv->id.device, id_priv->id.port_num))
+		cma_ib_cancel_route(id_priv);
 
-	if (id_priv->cm_id.iw) {
+	/* Not from a handler of that cm_id: both calls wait for them. */
+	if (cma_has_ib_cm(id_priv))
+		ib_destroy_cm_id(id_priv->cm_id.ib);
+	else if (cma_has_iw_cm(id_priv))
 		iw_destroy_cm_id(id_priv->cm_id.iw);
-		id_priv->cm_id.iw = NULL;
-	}
+	id_priv->cm_id.iw = NULL;
 
 	/*
 	 * Off the device's id list while the id's own reference still
@@ -235,6 +243,8 @@ static void cma_release(struct rdma_id_private *id_priv,
 	cma_detach_dev(id_priv);
 	if (id_priv->parent)
 		cma_id_put(id_priv->parent);
+	if (id_priv->id.route.addr.dev_addr.sgid_attr)
+		rdma_put_gid_attr(id_priv->id.route.addr.dev_addr.sgid_attr);
 	kfree(id_priv->id.route.path_rec);
 	kfree(id_priv->id.route.path_rec_inbound);
 	kfree(id_priv->id.route.path_rec_outbound);

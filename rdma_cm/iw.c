@@ -225,7 +225,7 @@ static int cma_qp_to_rtr(struct rdma_id_private *id_priv)
 	if (!id_priv->id.qp)
 		goto out;
 	attr.qp_state = IB_QPS_RTR;
-	ret = rdma_init_qp_attr(&id_priv->id, &attr, &mask);
+	ret = cma_init_qp_attr_locked(id_priv, &attr, &mask);
 	if (!ret)
 		ret = ib_modify_qp(id_priv->id.qp, &attr, mask);
 out:

@@ -9,6 +9,7 @@
 #include <linux/in.h>
 
 #include "cma_priv.h"
+#include "ib.h"
 #include "ps.h"
 
 /* Wildcard listeners (their listen_any_item); cma_lock. */
@@ -21,7 +22,8 @@ static int cma_listen_dev_bound(struct rdma_id_private *id_priv)
 
 	if (rdma_cap_iw_cm(device, id_priv->id.port_num))
 		return cma_iw_listen(id_priv, id_priv->backlog);
-	/* The IB CM path lands with ib_cm (a later issue). */
+	if (rdma_cap_ib_cm(device, id_priv->id.port_num))
+		return cma_ib_listen(id_priv);
 	return -EPROTONOSUPPORT;
 }
 
@@ -31,7 +33,8 @@ u32 cma_first_cm_port(struct ib_device *device)
 	u32 port;
 
 	rdma_for_each_port(device, port)
-		if (rdma_cap_iw_cm(device, port))
+		if (rdma_cap_iw_cm(device, port) ||
+		    rdma_cap_ib_cm(device, port))
 			return port;
 	return 0;
 }
@@ -82,7 +85,10 @@ int cma_listen_on_dev(struct rdma_id_private *id_priv,
 	cma_attach_dev(child, cma_dev, 0);
 	list_add_tail(&child->listen_item, &id_priv->listen_list);
 
-	ret = cma_iw_listen(child, child->backlog);
+	if (rdma_cap_iw_cm(cma_dev->device, port))
+		ret = cma_iw_listen(child, child->backlog);
+	else
+		ret = cma_ib_listen(child);
 	if (ret) {
 		dev_warn(&cma_dev->device->dev,
 			 "rdma_cm: cannot listen on port %u: %d\n", port, ret);

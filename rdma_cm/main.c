@@ -7,6 +7,7 @@
 #include <linux/module.h>
 
 #include "cma_priv.h"
+#include "ib.h"
 #include "ps.h"
 
 MODULE_AUTHOR("openrdma-cm developers");
@@ -32,9 +33,10 @@ static int __init cma_init(void)
 	if (ret)
 		goto err_addr;
 	cma_debugfs_init();
+	cma_sa_init();
 	ret = cma_device_init();
 	if (ret)
-		goto err_debugfs;
+		goto err_sa;
 	ret = cma_configfs_init();
 	if (ret)
 		goto err_device;
@@ -42,7 +44,8 @@ static int __init cma_init(void)
 
 err_device:
 	cma_device_exit();
-err_debugfs:
+err_sa:
+	cma_sa_exit();
 	cma_debugfs_exit();
 	cma_ps_exit();
 err_addr:
@@ -56,6 +59,7 @@ static void __exit cma_exit(void)
 {
 	cma_configfs_exit();
 	cma_device_exit();
+	cma_sa_exit();
 	cma_debugfs_exit();
 	cma_ps_exit();
 	cma_addr_exit();

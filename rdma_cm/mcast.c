@@ -28,6 +28,7 @@
 #include <rdma/ib_sa.h>
 
 #include "cma_priv.h"
+#include "ib.h"
 #include "mcast.h"
 
 /* Join states the consumer may ask for (BIT(enum rdma_mc_join_flags)). */
@@ -302,14 +303,15 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	mc->join_state = join_state;
 	memcpy(&mc->addr, addr, cma_addr_len(addr));
 	INIT_WORK(&mc->work, cma_mc_work);
-	if (!id_priv->qkey)
-		id_priv->qkey = RDMA_UDP_QKEY;
+	mutex_lock(&id_priv->qp_mutex);
+	ret = cma_ud_set_qkey(id_priv, 0);
+	mutex_unlock(&id_priv->qp_mutex);
+	if (ret)
+		goto err_free;
 
 	ret = cma_mc_join_roce(id_priv, mc, context);
-	if (ret) {
-		kfree(mc);
-		return ret;
-	}
+	if (ret)
+		goto err_free;
 
 	spin_lock(&id_priv->mc_lock);
 	list_add_tail(&mc->list, &id_priv->mc_list);
@@ -317,6 +319,10 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	queue_work(cma_wq, &mc->work);
 	spin_unlock(&id_priv->mc_lock);
 	return 0;
+
+err_free:
+	kfree(mc);
+	return ret;
 }
 EXPORT_SYMBOL(rdma_join_multicast);
 

@@ -37,8 +37,12 @@ EXPORT_SYMBOL(rdma_event_msg);
 const char *__attribute_const__ rdma_reject_msg(struct rdma_cm_id *id,
 						int reason)
 {
-	if (id->device && rdma_cap_iw_cm(id->device, id->port_num))
+	if (id->device && rdma_is_port_valid(id->device, id->port_num) &&
+	    rdma_cap_iw_cm(id->device, id->port_num))
 		return iwcm_reject_msg(reason);
+	if (id->device && rdma_is_port_valid(id->device, id->port_num) &&
+	    rdma_cap_ib_cm(id->device, id->port_num))
+		return ibcm_reject_msg(reason);
 	return "unrecognized transport";
 }
 EXPORT_SYMBOL(rdma_reject_msg);

@@ -5,11 +5,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/slab.h>
 #include <rdma/ib.h>
 #include <rdma/ib_addr.h>
 #include <rdma/rdma_cm_ib.h>
 
 #include "cma_priv.h"
+#include "ib.h"
 
 void rdma_set_service_type(struct rdma_cm_id *id, int tos)
 {
@@ -100,12 +102,32 @@ EXPORT_SYMBOL(rdma_set_min_rnr_timer);
 int rdma_set_ib_path(struct rdma_cm_id *id, struct sa_path_rec *path_rec)
 {
 	struct rdma_id_private *id_priv = to_id_priv(id);
+	struct sa_path_rec *rec;
+	int ret = 0;
 
-	if (cma_state(id_priv) != RDMA_CM_ADDR_RESOLVED &&
-	    cma_state(id_priv) != RDMA_CM_ROUTE_RESOLVED)
+	if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_RESOLVED,
+			   RDMA_CM_ROUTE_RESOLVED))
 		return -EINVAL;
-	/* Path records belong to the IB path (ib_cm, a later issue). */
-	return -EPROTONOSUPPORT;
+	rec = kmemdup(path_rec, sizeof(*rec), GFP_KERNEL);
+	if (!rec) {
+		ret = -ENOMEM;
+		goto err_state;
+	}
+	if (rdma_protocol_roce(id->device, id->port_num)) {
+		ret = cma_roce_set_path_l2(id_priv, rec);
+		if (ret)
+			goto err_free;
+	}
+	kfree(id->route.path_rec);
+	id->route.path_rec = rec;
+	id->route.num_pri_alt_paths = 1;
+	return 0;
+
+err_free:
+	kfree(rec);
+err_state:
+	cma_comp_exch(id_priv, RDMA_CM_ROUTE_RESOLVED, RDMA_CM_ADDR_RESOLVED);
+	return ret;
 }
 EXPORT_SYMBOL(rdma_set_ib_path);
 

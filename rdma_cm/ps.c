@@ -353,6 +353,38 @@ out_unlock:
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_ps_unbind);
 
+struct rdma_id_private *cma_ps_find(struct net *net,
+				    enum rdma_ucm_port_space ps, u16 port,
+				    bool (*match)(struct rdma_id_private *,
+						  void *),
+				    void *arg)
+{
+	struct rdma_id_private *cur, *found = NULL;
+	struct cma_ps_net *pn;
+	struct cma_bind *bind;
+	int idx;
+
+	idx = cma_ps_index(ps);
+	if (idx < 0)
+		return NULL;
+	pn = net_generic(net, cma_ps_net_id);
+
+	mutex_lock(&cma_ps_mutex);
+	bind = xa_load(&pn->map[idx], port);
+	if (!bind)
+		goto out_unlock;
+	hlist_for_each_entry(cur, &bind->owners, node) {
+		/* An owner being released has no reference left to share. */
+		if (match(cur, arg) && refcount_inc_not_zero(&cur->refcount)) {
+			found = cur;
+			break;
+		}
+	}
+out_unlock:
+	mutex_unlock(&cma_ps_mutex);
+	return found;
+}
+
 static void cma_ps_table_setup(struct cma_ps_net *pn)
 {
 	int i;

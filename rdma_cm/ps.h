@@ -7,6 +7,7 @@
 #define _RDMA_CM_PS_H
 
 #include <linux/types.h>
+#include <rdma/rdma_user_cm.h>
 
 struct rdma_id_private;
 
@@ -29,6 +30,18 @@ int cma_ps_check_listen(struct rdma_id_private *id_priv);
 
 /* Release the port (no-op if not bound). */
 void cma_ps_unbind(struct rdma_id_private *id_priv);
+
+/*
+ * The first owner of @port in port space @ps of @net that @match accepts,
+ * with a reference the caller drops with cma_id_put(); NULL if none. An
+ * owner whose last reference is gone (being released) is skipped. @match
+ * runs under the port space lock: it may take an id's spinlock, no mutex.
+ */
+struct rdma_id_private *cma_ps_find(struct net *net,
+				    enum rdma_ucm_port_space ps, u16 port,
+				    bool (*match)(struct rdma_id_private *,
+						  void *),
+				    void *arg);
 
 int cma_ps_init(void);
 void cma_ps_exit(void);

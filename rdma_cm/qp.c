@@ -6,20 +6,25 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "cma_priv.h"
+#include "ib.h"
 #include "trace.h"
 
-int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
-		      int *qp_attr_mask)
+/* rdma_init_qp_attr() with the id's qp_mutex held (iw.c, ib.c, ud.c). */
+int cma_init_qp_attr_locked(struct rdma_id_private *id_priv,
+			    struct ib_qp_attr *qp_attr, int *qp_attr_mask)
 {
-	struct rdma_id_private *id_priv = to_id_priv(id);
-	int ret = 0;
+	struct rdma_cm_id *id = &id_priv->id;
+	int ret;
 
-	if (!id->device)
+	lockdep_assert_held(&id_priv->qp_mutex);
+	if (!id->device || !rdma_is_port_valid(id->device, id->port_num))
 		return -EINVAL;
+	if (rdma_cap_ib_cm(id->device, id->port_num))
+		return cma_ib_init_qp_attr(id_priv, qp_attr, qp_attr_mask);
 	if (!rdma_cap_iw_cm(id->device, id->port_num))
 		return -EPROTONOSUPPORT;
 
-	if (id_priv->cm_id.iw) {
+	if (cma_has_iw_cm(id_priv)) {
 		ret = iw_cm_init_qp_attr(id_priv->cm_id.iw, qp_attr,
 					 qp_attr_mask);
 		if (ret)
@@ -33,7 +38,30 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 	*qp_attr_mask |= IB_QP_PORT;
 	return 0;
 }
+
+int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
+		      int *qp_attr_mask)
+{
+	struct rdma_id_private *id_priv = to_id_priv(id);
+	int ret;
+
+	mutex_lock(&id_priv->qp_mutex);
+	ret = cma_init_qp_attr_locked(id_priv, qp_attr, qp_attr_mask);
+	mutex_unlock(&id_priv->qp_mutex);
+	return ret;
+}
 EXPORT_SYMBOL(rdma_init_qp_attr);
+
+/* Move the id's QP, if the CM owns one, to ERROR. */
+void cma_qp_to_err(struct rdma_id_private *id_priv)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	mutex_lock(&id_priv->qp_mutex);
+	if (id_priv->id.qp)
+		ib_modify_qp(id_priv->id.qp, &attr, IB_QP_STATE);
+	mutex_unlock(&id_priv->qp_mutex);
+}
 
 /* A new connected-mode QP goes to INIT with the attributes of its id. */
 static int cma_qp_to_init(struct rdma_id_private *id_priv, struct ib_qp *qp)
@@ -65,7 +93,7 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
 	}
 
 	if (qp->qp_type == IB_QPT_UD)
-		ret = -EPROTONOSUPPORT;	/* UD lands with the IB path */
+		ret = cma_ud_qp_to_rts(id_priv, qp);
 	else
 		ret = cma_qp_to_init(id_priv, qp);
 	if (ret)

@@ -9,6 +9,7 @@
 #include <net/ipv6.h>
 
 #include "cma_priv.h"
+#include "ib.h"
 #include "ps.h"
 
 /*
@@ -139,6 +140,8 @@ static void cma_addr_done(struct cma_addr_req *req, int status)
 				       id_priv->id.port_num) &&
 	    !rdma_cap_ib_cm(id_priv->id.device, id_priv->id.port_num))
 		status = -EPROTONOSUPPORT;
+	if (!status)
+		status = cma_roce_set_sgid(id_priv);
 
 	if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_QUERY,
 			   status ? RDMA_CM_ADDR_BOUND : RDMA_CM_ADDR_RESOLVED))
@@ -205,6 +208,7 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 {
 	struct rdma_id_private *id_priv = to_id_priv(id);
 	struct rdma_cm_event ev = { .event = RDMA_CM_EVENT_ROUTE_RESOLVED };
+	int ret;
 
 	/* As in-tree, a zero timeout is refused whatever the transport. */
 	if (!timeout_ms)
@@ -212,15 +216,21 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_RESOLVED, RDMA_CM_ROUTE_QUERY))
 		return -EINVAL;
 
-	if (!rdma_cap_iw_cm(id->device, id->port_num)) {
-		/* SA path records and RoCE routes land with ib_cm. */
+	if (rdma_cap_iw_cm(id->device, id->port_num)) {
+		/* iWARP: the host's IP route is the route. */
+		cma_queue_event(id_priv, RDMA_CM_ROUTE_QUERY,
+				RDMA_CM_ROUTE_RESOLVED, &ev);
+		return 0;
+	}
+	if (rdma_protocol_roce(id->device, id->port_num))
+		ret = cma_roce_resolve_route(id_priv);
+	else if (rdma_cap_ib_sa(id->device, id->port_num))
+		ret = cma_ib_resolve_route(id_priv, timeout_ms);
+	else
+		ret = -EPROTONOSUPPORT;
+	if (ret)
 		cma_comp_exch(id_priv, RDMA_CM_ROUTE_QUERY,
 			      RDMA_CM_ADDR_RESOLVED);
-		return -EPROTONOSUPPORT;
-	}
-	/* iWARP: the host's IP route is the route. */
-	cma_queue_event(id_priv, RDMA_CM_ROUTE_QUERY, RDMA_CM_ROUTE_RESOLVED,
-			&ev);
-	return 0;
+	return ret;
 }
 EXPORT_SYMBOL(rdma_resolve_route);

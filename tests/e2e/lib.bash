@@ -51,7 +51,8 @@ cleanup() {
 	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	pkill -KILL -x "$RDMA_PROGS" 2>/dev/null || true
 	for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-	for d in siwA siwB; do rdma link delete "$d" 2>/dev/null || true; done
+	for d in siwA siwB rxe0; do rdma link delete "$d" 2>/dev/null || true; done
+	ip link delete vR 2>/dev/null || true
 	ip netns delete "$NS_A" 2>/dev/null || true
 	ip netns delete "$NS_B" 2>/dev/null || true
 }
@@ -161,3 +162,22 @@ rping_pair() {
 	wait_for 10 "no CM id left after $name" cm_ids_empty
 	say "$name: ok"
 }
+
+# setup_rxe: RoCE over rdma_rxe. rxe in 6.12 works only in the initial
+# namespace (its UDP socket lives there), so: a veth pair there, vR
+# 198.18.2.1/24 (peer vRp, up, unused), rxe0 on vR; client and server both
+# use rxe0 (rxe loops packets to its own GIDs back internally).
+ADDR_R=198.18.2.1
+ADDR_R6=fd00:198:18:2::1
+setup_rxe() {
+	ip link add vR type veth peer name vRp
+	ip addr add "$ADDR_R/24" dev vR
+	ip -6 addr add "$ADDR_R6/64" dev vR nodad
+	ip link set vR up
+	ip link set vRp up
+	rdma link add rxe0 type rxe netdev vR
+	wait_for 10 "rxe0 ACTIVE" rxe_active
+	say "topology: vR $ADDR_R $ADDR_R6 rxe0 (loopback)"
+	rdma link show rxe0/1
+}
+rxe_active() { rdma link show rxe0/1 | grep -q 'state ACTIVE'; }

@@ -246,7 +246,17 @@ rmmod rdma_ucm rdma_cm iw_cm || fail "cannot unload our stack"
 { "${MP[@]}" rdma_cm && "${MP[@]}" rdma_ucm; } || fail "cannot load the in-tree rdma_cm"
 run_scenarios /tmp/parity-stock.txt in-tree stock
 rmmod rdma_ucm rdma_cm ib_cm iw_cm || fail "cannot unload the in-tree stack"
-{ insmod "$ORCM_OURS_DIR/iw_cm/iw_cm.ko" && insmod "$ORCM_OURS_DIR/rdma_cm/rdma_cm.ko" &&
+# Our rdma_cm needs an ib_cm: ours once ib_cm/ has sources, else the
+# in-tree one, as tools/vm/init.sh loads them.
+load_ib_cm() {
+	if [ -f "$ORCM_OURS_DIR/ib_cm/ib_cm.ko" ]; then
+		insmod "$ORCM_OURS_DIR/ib_cm/ib_cm.ko"
+	else
+		"${MP[@]}" ib_cm
+	fi
+}
+{ insmod "$ORCM_OURS_DIR/iw_cm/iw_cm.ko" && load_ib_cm &&
+	insmod "$ORCM_OURS_DIR/rdma_cm/rdma_cm.ko" &&
 	insmod "$(modinfo -b "$ORCM_MODROOT" -k "$ORCM_KREL" -n rdma_ucm)"; } ||
 	fail "cannot reload our stack"
 [ "$(cat /sys/module/rdma_cm/srcversion)" = "$(modinfo -F srcversion "$ORCM_OURS_DIR/rdma_cm/rdma_cm.ko")" ] ||

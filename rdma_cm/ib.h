@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The IB/RoCE half of the connection manager: the rdma_cm header that
+ * prefixes REQ and SIDR_REQ private data (ib_hdr.c), RoCE address and route
+ * resolution (roce.c), the ib_cm glue (ib.c) and UD ids over SIDR (ud.c).
+ */
+#ifndef _RDMA_CM_IB_H
+#define _RDMA_CM_IB_H
+
+#include <linux/if_ether.h>
+#include <linux/socket.h>
+#include <linux/types.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_sa.h>
+#include <rdma/rdma_cm.h>
+
+struct rdma_id_private;
+
+/*
+ * The rdma_cm header: the first CMA_IB_HDR_LEN bytes of the private data of
+ * a REQ or SIDR_REQ that rdma_cm sends. Wire layout (network order):
+ * byte 0 version (CMA_IB_HDR_VERSION), byte 1 IP version in bits 7:4 (4 or
+ * 6), bytes 2-3 the sender's source port, bytes 4-19 the source IP and
+ * bytes 20-35 the destination IP (an IPv4 address in the last 4 bytes of
+ * its 16, the first 12 zero).
+ */
+#define CMA_IB_HDR_LEN		36
+#define CMA_IB_HDR_VERSION	0
+
+union cma_ib_hdr_ip {
+	struct in6_addr	ip6;
+	struct {
+		__be32	pad[3];
+		__be32	addr;
+	} ip4;
+};
+
+struct cma_ib_hdr {
+	u8			version;
+	u8			ip_version;	/* bits 7:4 */
+	__be16			port;
+	union cma_ib_hdr_ip	src;
+	union cma_ib_hdr_ip	dst;
+} __packed;
+
+/* Write the header for a request from @src to @dst into @buf. */
+int cma_ib_hdr_encode(struct cma_ib_hdr *hdr, const struct sockaddr *src,
+		      const struct sockaddr *dst);
+
+/*
+ * Parse the header of request private data @pd (@len bytes) for service id
+ * @sid: @local gets the destination IP with the port of @sid, @remote the
+ * source IP and port. -EINVAL when @len is short, the version or the IP
+ * version is unknown.
+ */
+int cma_ib_hdr_parse(const void *pd, size_t len, __be64 sid,
+		     struct sockaddr_storage *local,
+		     struct sockaddr_storage *remote);
+
+/* Service id of port @port (network order) in port space @ps. */
+__be64 cma_ib_service_id(enum rdma_ucm_port_space ps, __be16 port);
+enum rdma_ucm_port_space cma_ib_sid_ps(__be64 sid);
+__be16 cma_ib_sid_port(__be64 sid);
+
+/*
+ * Does a listener bound to @listen (afonly as given) take a request for the
+ * local address @dst? Wildcards take their family, and an IPv6 wildcard
+ * that is not afonly takes IPv4 too; a specific address takes itself.
+ */
+bool cma_ib_listen_match(const struct sockaddr *listen, bool afonly,
+			 const struct sockaddr *dst);
+
+/* RoCE (roce.c). */
+struct cma_roce_path_in {
+	enum ib_gid_type	gid_type;
+	union ib_gid		sgid;
+	union ib_gid		dgid;
+	u8			dmac[ETH_ALEN];
+	u8			hop_limit;
+	u8			tos;
+	int			netdev_mtu;
+	u8			packet_life_time;
+};
+
+#define CMA_ROCE_PACKET_LIFETIME	16	/* 4.096 us * 2^16 = 268 ms */
+
+int cma_roce_fill_path(struct sa_path_rec *rec,
+		       const struct cma_roce_path_in *in);
+int cma_roce_set_sgid(struct rdma_id_private *id_priv);
+int cma_roce_resolve_route(struct rdma_id_private *id_priv);
+int cma_roce_set_path_l2(struct rdma_id_private *id_priv,
+			 struct sa_path_rec *rec);
+
+/* ib_cm glue (ib.c). */
+int cma_ib_listen(struct rdma_id_private *id_priv);
+int cma_ib_connect(struct rdma_id_private *id_priv,
+		   struct rdma_conn_param *conn_param);
+int cma_ib_accept(struct rdma_id_private *id_priv,
+		  struct rdma_conn_param *conn_param);
+int cma_ib_reject(struct rdma_id_private *id_priv, const void *pd,
+		  u8 pd_len, u8 reason);
+int cma_ib_disconnect(struct rdma_id_private *id_priv);
+int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
+			struct ib_qp_attr *qp_attr, int *qp_attr_mask);
+int cma_ib_qp_modify(struct rdma_id_private *id_priv,
+		     enum ib_qp_state state);
+void cma_ib_apply_timers(struct rdma_id_private *id_priv,
+			 struct ib_qp_attr *qp_attr, int qp_attr_mask);
+
+/* InfiniBand routes from the subnet administrator (sa.c). */
+void cma_ib_path_query(struct sa_path_rec *rec, ib_sa_comp_mask *mask,
+		       struct rdma_dev_addr *dev_addr, __be64 sid,
+		       bool tos_set, u8 tos);
+int cma_ib_resolve_route(struct rdma_id_private *id_priv,
+			 unsigned long timeout_ms);
+void cma_ib_cancel_route(struct rdma_id_private *id_priv);
+void cma_sa_init(void);
+void cma_sa_exit(void);
+
+/* UD ids (ud.c). */
+int cma_ud_set_qkey(struct rdma_id_private *id_priv, u32 qkey);
+int cma_ud_connect(struct rdma_id_private *id_priv,
+		   struct rdma_conn_param *conn_param);
+int cma_ud_reply(struct rdma_id_private *id_priv,
+		 enum ib_cm_sidr_status status, u32 qkey,
+		 const void *pd, u8 pd_len);
+int cma_ud_qp_to_rts(struct rdma_id_private *id_priv, struct ib_qp *qp);
+int cma_ud_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev);
+
+#endif /* _RDMA_CM_IB_H */

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# udaddy (RDMA_PS_UDP, UD QPs, SIDR through ib_cm) over RoCE (rdma_rxe,
+# client and server on rxe0): 2 "connections", 10 messages each way, both
+# ends exit 0, no CM id left. The server listens on the wildcard address,
+# so its request goes through the per-device listener of rxe0.
+# shellcheck source=tests/e2e/lib.bash
+. "$(dirname "$0")/lib.bash"
+setup_rxe
+
+# udaddy listens on its fixed port, 7174, in the UDP port space.
+bg /tmp/rxe-udaddy-server.log udaddy -c 2 -C 10
+server=$LAST_PID
+wait_for 10 "the udaddy server listening" cm_id_listening 7174
+rc=0 src=0
+run_to /tmp/rxe-udaddy-client.log "$STEP" udaddy -s "$ADDR_R" -b "$ADDR_R" -c 2 -C 10 || rc=$?
+wait_pid "$server" "$STEP" || src=$?
+say "server output:"
+show /tmp/rxe-udaddy-server.log
+[ "$rc" -eq 0 ] || fail "udaddy client exit status $rc"
+[ "$src" -eq 0 ] || fail "udaddy server exit status $src"
+for f in /tmp/rxe-udaddy-client.log /tmp/rxe-udaddy-server.log; do
+	grep -q 'data transfers complete' "$f" || fail "$f: no 'data transfers complete'"
+	grep -q 'return status 0' "$f" || fail "$f: no 'return status 0'"
+done
+wait_for 10 "no CM id left" cm_ids_empty
+say "ok: udaddy over rxe0, 2 UD peers x 10 messages"
