@@ -31,9 +31,13 @@
 #include "ib.h"
 #include "mcast.h"
 
-/* Join states the consumer may ask for (BIT(enum rdma_mc_join_flags)). */
-#define CMA_MC_FULL		BIT(RDMA_MC_JOIN_FLAG_FULLMEMBER)
-#define CMA_MC_SENDONLY		BIT(RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER)
+/*
+ * Join states (BIT(enum ib_sa_mc_join_states), as rdma_ucm passes them).
+ * RoCE has no SA to tell the kinds of membership apart: as in-tree, a
+ * send-only full member is a sender alone, every other state a member.
+ */
+#define CMA_MC_SENDONLY		BIT(SENDONLY_FULLMEMBER_JOIN)
+#define CMA_MC_STATES		(BIT(NUM_JOIN_MEMBERSHIP_TYPES) - 1)
 
 /*
  * One join of a group by an id. Linked on id_priv->mc_list (under
@@ -260,7 +264,7 @@ static int cma_mc_join_roce(struct rdma_id_private *id_priv,
 		goto out_put;
 
 	if (gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-	    (mc->join_state & CMA_MC_FULL)) {
+	    mc->join_state != CMA_MC_SENDONLY) {
 		ret = cma_mc_ip_group(ndev, &mc->mgid, true);
 		if (ret) {
 			rdma_destroy_ah_attr(&mc->event.param.ud.ah_attr);
@@ -289,8 +293,8 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 		return -EOPNOTSUPP;
 	if (id->qp_type != IB_QPT_UD)
 		return -EINVAL;
-	if (!addr || !cma_mc_addr_ok(addr) ||
-	    (join_state != CMA_MC_FULL && join_state != CMA_MC_SENDONLY))
+	if (!addr || !cma_mc_addr_ok(addr) || !join_state ||
+	    (join_state & ~CMA_MC_STATES))
 		return -EINVAL;
 	/* Native IB joins through the subnet administrator: not yet. */
 	if (!rdma_protocol_roce(id->device, id->port_num))

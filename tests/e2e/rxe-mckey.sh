@@ -71,13 +71,21 @@ else
 	fi
 fi
 
-# A send-only member alone joins no IP group.
+# A send-only member alone joins no IP group. librdmacm passes the send-only
+# flag only to a kernel that accepts AF_IB addresses (it probes with an AF_IB
+# bind at start-up); ours refuses AF_IB (tests/parity/deviations), so there
+# `mckey -o` joins as a full member (JOIN_IP_MCAST) and the group shows.
 bg /tmp/sendonly.log mckey -m 239.1.2.4 -b "$RADDR_A" -s -o -C 100
 s=$LAST_PID
 sleep 2
-in_maddr vRA 239.1.2.4 && fail "a send-only member joined 239.1.2.4 on vRA"
+if [ "$ORCM_STACK" = ours ]; then
+	in_maddr vRA 239.1.2.4 || fail "mckey -o through librdmacm without AF_IB: no full-member join"
+else
+	in_maddr vRA 239.1.2.4 && fail "a send-only member joined 239.1.2.4 on vRA"
+fi
 rc=0
 wait_pid "$s" "$STEP" || rc=$?
 show /tmp/sendonly.log
-[ "$rc" -eq 0 ] || fail "the send-only sender exit status $rc"
-say "ok: mckey IPv4 and IPv6, two receivers, send-only sender"
+[ "$rc" -eq 0 ] || fail "the sender exit status $rc"
+wait_for 10 "239.1.2.4 left on vRA" eval "! in_maddr vRA 239.1.2.4"
+say "ok: mckey IPv4 and IPv6, two receivers, a sender"
