@@ -250,6 +250,7 @@ struct cm_globals {
 	DECLARE_HASHTABLE(remote_qpns, 8);	/* by (remote QPN, guid) */
 	__be64 next_service_id;		/* IB_CM_ASSIGN_SERVICE_ID */
 	atomic_long_t counters[CM_CNT_MAX];
+	atomic_long_t nr_ids;		/* live ids (debugfs ib_cm/ids) */
 	struct workqueue_struct *wq;
 };
 

@@ -60,6 +60,7 @@ struct cm_id_priv *cm_id_alloc(struct ib_device *device,
 		return ERR_PTR(ret);
 	}
 	priv->local_index = index;
+	atomic_long_inc(&cm.nr_ids);
 	priv->id.local_id = cpu_to_be32(index ^ cm.local_id_xor);
 	return priv;
 }
@@ -78,6 +79,7 @@ static void cm_release(struct cm_id_priv *priv)
 	kfree(priv->last_mad);
 	cm_device_put(priv->cm_dev);
 	kfree(priv);
+	atomic_long_dec(&cm.nr_ids);
 }
 
 /* Process context: the last put may destroy an AH. */

@@ -92,6 +92,8 @@ static void cm_remove_port(struct cm_port *port)
 	}
 }
 
+static struct ib_client cm_client;
+
 static int cm_add_one(struct ib_device *ib_dev)
 {
 	struct ib_port_modify modify = { .set_port_cap_mask = IB_PORT_CM_SUP };
@@ -151,7 +153,7 @@ static int cm_add_one(struct ib_device *ib_dev)
 	spin_lock(&cm.lock);
 	list_add_tail(&cm_dev->entry, &cm.devices);
 	spin_unlock(&cm.lock);
-	ib_set_client_data(ib_dev, NULL, cm_dev);
+	ib_set_client_data(ib_dev, &cm_client, cm_dev);
 	return 0;
 
 err_ports:
@@ -220,12 +222,21 @@ static int cm_counters_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(cm_counters);
 
+static int cm_ids_get(void *data, u64 *val)
+{
+	*val = atomic_long_read(&cm.nr_ids);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(cm_ids_fops, cm_ids_get, NULL, "%llu\n");
+
 /* Best effort, as debugfs is: the CM works without it. */
 void cm_debugfs_init(void)
 {
 	cm_debugfs_dir = debugfs_create_dir("ib_cm", NULL);
 	debugfs_create_file("counters", 0444, cm_debugfs_dir, NULL,
 			    &cm_counters_fops);
+	debugfs_create_file_unsafe("ids", 0444, cm_debugfs_dir, NULL,
+				   &cm_ids_fops);
 }
 
 void cm_debugfs_exit(void)

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Our ib_cm.ko under the STOCK rdma_cm.ko and rdma_ucm.ko, over RoCE (rxe).
+#
+# Within this boot, the ib_cm and rdma_cm of the running stack are unloaded,
+# our ib_cm.ko is loaded, then the in-tree rdma_cm.ko and rdma_ucm.ko by path
+# (with MODVERSIONS the in-tree rdma_cm's load checks the CRC of every
+# symbol it imports from our ib_cm). Over one rxe device on a veth end in the
+# initial namespace (rxe works only there in 6.12; client and server share
+# the device): rping -v (5 verified pings), ucmatose (RC, 4 connections with
+# data), udaddy (UD, the address exchange through SIDR_REQ/SIDR_REP). Then
+# the stack that was loaded comes back. On either VM stack (stock: the
+# in-tree iw_cm stays; ours: our iw_cm stays, and stock rdma_cm binds to it).
+# orcm-timeout: 300
+# shellcheck source=tests/e2e/lib.bash
+. "$(dirname "$0")/lib.bash"
+
+MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
+intree() { modinfo -b "$ORCM_MODROOT" -k "$ORCM_KREL" -n "$1"; }
+OUR_IBCM=$ORCM_OURS_DIR/ib_cm/ib_cm.ko
+ADDR_R=198.18.3.1
+IBCM_DBG=/sys/kernel/debug/ib_cm
+
+[ -n "${ORCM_OURS_DIR:-}" ] && [ -f "$OUR_IBCM" ] ||
+	fail "our ib_cm.ko is not built ($OUR_IBCM): ORCM_OURS_DIR='${ORCM_OURS_DIR:-}'"
+ours_loaded() {
+	[ "$(cat "/sys/module/$1/srcversion" 2>/dev/null)" = \
+		"$(modinfo -F srcversion "$ORCM_OURS_DIR/$1/$1.ko")" ]
+}
+
+# ---- restore the VM's stack, whatever happened ----
+restore() {
+	local rc=0
+	rdma link delete rxe0 2>/dev/null || true
+	ip link delete vR 2>/dev/null || true
+	for m in rdma_ucm rdma_cm; do
+		[ -d /sys/module/$m ] && { rmmod $m || rc=1; }
+	done
+	if [ "$ORCM_STACK" = ours ]; then
+		# Ours: our ib_cm stays (init.sh loaded it), our rdma_cm comes back.
+		ours_loaded ib_cm || { rmmod ib_cm 2>/dev/null; insmod "$OUR_IBCM"; } || rc=1
+		insmod "$ORCM_OURS_DIR/rdma_cm/rdma_cm.ko" || rc=1
+		insmod "$(intree rdma_ucm)" || rc=1
+	else
+		[ -d /sys/module/ib_cm ] && { rmmod ib_cm || rc=1; }
+		{ "${MP[@]}" ib_cm && "${MP[@]}" rdma_cm && "${MP[@]}" rdma_ucm; } || rc=1
+	fi
+	[ "$rc" -eq 0 ] || say "WARNING: the $ORCM_STACK stack did not come back cleanly"
+	return $rc
+}
+finish() {
+	local rc=$?
+	cleanup
+	restore || rc=1
+	exit $rc
+}
+trap finish EXIT
+
+# ---- the swap ----
+for m in rdma_ucm rdma_cm; do
+	[ -d /sys/module/$m ] && { rmmod $m || fail "cannot unload $m"; }
+done
+if ! ours_loaded ib_cm; then
+	[ -d /sys/module/ib_cm ] && { rmmod ib_cm || fail "cannot unload the in-tree ib_cm"; }
+	insmod "$OUR_IBCM" || fail "insmod $OUR_IBCM"
+fi
+insmod "$(intree rdma_cm)" || fail "the in-tree rdma_cm does not load on our ib_cm (CRCs?)"
+insmod "$(intree rdma_ucm)" || fail "the in-tree rdma_ucm does not load"
+ours_loaded ib_cm || fail "the loaded ib_cm is not ours"
+ours_loaded rdma_cm && fail "the loaded rdma_cm is ours, want the in-tree one"
+say "stack: our ib_cm $(cat /sys/module/ib_cm/version), in-tree rdma_cm and rdma_ucm," \
+	"iw_cm $(cat /sys/module/iw_cm/version 2>/dev/null || echo in-tree)"
+
+# ---- one rxe device on a veth end in the initial namespace ----
+ip link add vR type veth peer name vRp
+ip addr add $ADDR_R/24 dev vR
+ip link set vR up
+ip link set vRp up
+rdma link add rxe0 type rxe netdev vR
+wait_for 10 "rxe0 ACTIVE" bash -c "rdma link show rxe0/1 | grep -q 'state ACTIVE'"
+wait_for 10 "a RoCE v2 GID of $ADDR_R" bash -c \
+	"grep -qs 'RoCE v2' /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/*"
+rdma link show rxe0/1
+
+ids_empty() {
+	[ -z "$(rdma res show cm_id | grep -v '^$' || true)" ] &&
+		[ "$(cat $IBCM_DBG/ids)" -eq 0 ]
+}
+
+# ---- rping: 5 verified pings ----
+PORT=7190
+bg /tmp/ibcm-rping-server.log rping -s -v -V -a $ADDR_R -p $PORT -C 5
+server=$LAST_PID
+wait_for 10 "the rping server listening" cm_id_listening $PORT
+rc=0 src=0
+run_to /tmp/ibcm-rping-client.log "$STEP" rping -c -v -V -a $ADDR_R -p $PORT -C 5 || rc=$?
+wait_pid "$server" "$STEP" || src=$?
+show /tmp/ibcm-rping-server.log
+[ "$rc" -eq 0 ] || fail "rping client exit status $rc"
+[ "$src" -eq 0 ] || fail "rping server exit status $src"
+n=$(grep -c 'ping data: rdma-ping-' /tmp/ibcm-rping-client.log || true)
+[ "$n" -eq 5 ] || fail "rping: $n verified pings, want 5"
+wait_for 15 "no CM id left after rping" ids_empty
+say "rping: ok (5 verified pings over our ib_cm)"
+
+# ---- ucmatose: RC, 4 connections, 10 messages each ----
+PORT=7191
+bg /tmp/ibcm-ucm-server.log ucmatose -b $ADDR_R -P tcp -p $PORT -c 4 -C 10
+server=$LAST_PID
+wait_for 10 "the ucmatose server listening" cm_id_listening $PORT
+rc=0 src=0
+run_to /tmp/ibcm-ucm-client.log "$STEP" ucmatose -s $ADDR_R -b $ADDR_R -P tcp -p $PORT -c 4 -C 10 || rc=$?
+wait_pid "$server" "$STEP" || src=$?
+show /tmp/ibcm-ucm-server.log
+[ "$rc" -eq 0 ] || fail "ucmatose client exit status $rc"
+[ "$src" -eq 0 ] || fail "ucmatose server exit status $src"
+for f in /tmp/ibcm-ucm-client.log /tmp/ibcm-ucm-server.log; do
+	grep -q 'data transfers complete' "$f" || fail "$f: no 'data transfers complete'"
+done
+wait_for 15 "no CM id left after ucmatose" ids_empty
+say "ucmatose: ok (4 RC connections x 10 messages)"
+
+# ---- udaddy: UD, SIDR ----
+bg /tmp/ibcm-udaddy-server.log udaddy -b $ADDR_R -c 2 -C 10
+server=$LAST_PID
+wait_for 10 "the udaddy server listening" cm_id_listening 7174
+rc=0 src=0
+run_to /tmp/ibcm-udaddy-client.log "$STEP" udaddy -s $ADDR_R -b $ADDR_R -c 2 -C 10 || rc=$?
+wait_pid "$server" "$STEP" || src=$?
+show /tmp/ibcm-udaddy-server.log
+[ "$rc" -eq 0 ] || fail "udaddy client exit status $rc"
+[ "$src" -eq 0 ] || fail "udaddy server exit status $src"
+for f in /tmp/ibcm-udaddy-client.log /tmp/ibcm-udaddy-server.log; do
+	grep -q 'data transfers complete' "$f" || fail "$f: no 'data transfers complete'"
+done
+wait_for 15 "no CM id left after udaddy" ids_empty
+say "udaddy: ok (2 UD ids through SIDR x 10 messages)"
+
+say "counters of our ib_cm:"
+sed 's/^/  /' $IBCM_DBG/counters
+say "ok: rping, ucmatose and udaddy over our ib_cm under the in-tree rdma_cm"
