@@ -389,6 +389,8 @@ void cm_recv_handler(struct ib_mad_agent *agent,
 		     struct ib_mad_recv_wc *recv_wc);
 void cm_recv_msg(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		 struct cm_msg *msg);
+void cm_recv_buf(struct cm_port *port, struct ib_mad_recv_wc *wc,
+		 const void *buf, size_t len);
 void cm_send_timeout(struct cm_id_priv *priv, enum ib_cm_state state,
 		     __be16 attr_id);
 
@@ -432,5 +434,13 @@ void cm_establish(struct cm_id_priv *priv);
 
 void cm_debugfs_init(void);
 void cm_debugfs_exit(void);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Test hooks, exported only to KUnit tests. */
+long cm_counter_read(enum cm_counter c);
+long cm_ids_live(void);
+void cm_test_add_device(struct cm_device *cm_dev);
+void cm_test_del_device(struct cm_device *cm_dev);
+#endif
 
 #endif /* _OPENRDMA_IBCM_PRIV_H */

@@ -362,7 +362,7 @@ void cm_send_timeout(struct cm_id_priv *priv, enum ib_cm_state state,
 	cm_queue_event(priv, elem);
 }
 
-/* Dispatch one parsed MAD; exported for the bad-input KUnit test. */
+/* Dispatch one parsed MAD. */
 void cm_recv_msg(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		 struct cm_msg *msg)
 {
@@ -402,13 +402,20 @@ void cm_recv_msg(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		break;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(cm_recv_msg);
 
-void cm_recv_handler(struct ib_mad_agent *agent,
-		     struct ib_mad_send_buf *send_buf,
-		     struct ib_mad_recv_wc *recv_wc)
+/**
+ * cm_recv_buf - parse, validate and dispatch one received CM MAD
+ * @port: the port it came in on
+ * @wc: its receive completion (NULL only for MADs that cannot need it:
+ *	the bad-input test feeds malformed MADs and unknown comm ids here)
+ * @buf: the MAD
+ * @len: its length
+ *
+ * Whatever is dropped is counted (debugfs ib_cm/counters).
+ */
+void cm_recv_buf(struct cm_port *port, struct ib_mad_recv_wc *wc,
+		 const void *buf, size_t len)
 {
-	struct cm_port *port = agent->context;
 	struct cm_msg *msg;
 	int ret;
 
@@ -416,9 +423,9 @@ void cm_recv_handler(struct ib_mad_agent *agent,
 	msg = kmalloc(sizeof(*msg), GFP_KERNEL);
 	if (!msg) {
 		cm_count(CM_CNT_RX_NOMEM);
-		goto out;
+		return;
 	}
-	ret = cm_msg_parse(recv_wc->recv_buf.mad, recv_wc->mad_len, msg);
+	ret = cm_msg_parse(buf, len, msg);
 	if (ret == -ENOMSG) {
 		cm_count(CM_CNT_RX_UNKNOWN_ATTR);
 	} else if (ret) {
@@ -426,9 +433,17 @@ void cm_recv_handler(struct ib_mad_agent *agent,
 		pr_debug("dropped a malformed %s: %d\n",
 			 cm_attr_name(msg->attr_id), ret);
 	} else {
-		cm_recv_msg(port, recv_wc, msg);
+		cm_recv_msg(port, wc, msg);
 	}
 	kfree(msg);
-out:
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_recv_buf);
+
+void cm_recv_handler(struct ib_mad_agent *agent,
+		     struct ib_mad_send_buf *send_buf,
+		     struct ib_mad_recv_wc *recv_wc)
+{
+	cm_recv_buf(agent->context, recv_wc, recv_wc->recv_buf.mad,
+		    recv_wc->mad_len);
 	ib_free_recv_mad(recv_wc);
 }

@@ -17,6 +17,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/random.h>
@@ -190,6 +191,43 @@ static struct ib_client cm_client = {
 	.add = cm_add_one,
 	.remove = cm_remove_one,
 };
+
+#if IS_ENABLED(CONFIG_KUNIT)
+long cm_counter_read(enum cm_counter c)
+{
+	return atomic_long_read(&cm.counters[c]);
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_counter_read);
+
+long cm_ids_live(void)
+{
+	return atomic_long_read(&cm.nr_ids);
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_ids_live);
+
+/*
+ * A device of the test's own (no MAD agents): ids can be created on it,
+ * listen and be destroyed; nothing is ever sent. The test keeps the
+ * cm_device's memory and removes it before freeing it.
+ */
+void cm_test_add_device(struct cm_device *cm_dev)
+{
+	kref_init(&cm_dev->kref);
+	kref_get(&cm_dev->kref);	/* never released: the test owns it */
+	spin_lock(&cm.lock);
+	list_add_tail(&cm_dev->entry, &cm.devices);
+	spin_unlock(&cm.lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_test_add_device);
+
+void cm_test_del_device(struct cm_device *cm_dev)
+{
+	spin_lock(&cm.lock);
+	list_del(&cm_dev->entry);
+	spin_unlock(&cm.lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_test_del_device);
+#endif
 
 /* ---- debugfs ---- */
 
