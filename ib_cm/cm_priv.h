@@ -206,7 +206,7 @@ struct cm_device;
 struct cm_port {
 	struct cm_device *cm_dev;
 	u32 port_num;
-	spinlock_t agent_lock;
+	spinlock_t agent_lock;		/* protects @agent */
 	struct ib_mad_agent *agent;	/* agent_lock; NULL once removed */
 };
 
@@ -240,7 +240,7 @@ enum cm_counter {
 };
 
 struct cm_globals {
-	spinlock_t lock;
+	spinlock_t lock;		/* the tables below; see the top */
 	struct list_head devices;	/* cm_device; lock */
 	struct list_head listeners;	/* cm_id_priv.listen_entry; lock */
 	struct xarray local_ids;	/* index -> cm_id_priv; lock for writers */
@@ -297,8 +297,7 @@ struct cm_id_priv {
 	struct delayed_work timewait_work;
 	unsigned long flags;		/* CM_FLAG_*, atomic bitops */
 
-	spinlock_t lock;
-	/* Everything below: @lock (id.state too). */
+	spinlock_t lock;		/* the fields below, and id.state */
 	bool destroying;		/* no more cm_handler calls */
 	struct list_head events;	/* cm_event_elem, oldest first */
 	struct ib_mad_send_buf *msg;	/* the send waiting for an answer */

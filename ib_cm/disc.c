@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Disconnecting: DREQ (with retries; a timeout still ends in timewait),
- * DREP, simultaneous DREQs, a duplicate DREQ (resend our DREP), and the
+ * DREP, simultaneous DREQs, a DREQ in timewait (answered with a DREP), and the
  * timewait that ends with IB_CM_TIMEWAIT_EXIT (id.c runs its timer).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -72,25 +72,33 @@ int ib_send_cm_dreq(struct ib_cm_id *cm_id, const void *private_data,
 }
 EXPORT_SYMBOL(ib_send_cm_dreq);
 
-int cm_send_drep_locked(struct cm_id_priv *priv, const void *private_data,
-			u8 private_data_len)
+/* A DREP answering the DREQ whose TID the id holds; no state change. */
+static int cm_send_drep_msg(struct cm_id_priv *priv, const void *private_data,
+			    u8 private_data_len)
 {
 	struct cm_msg *msg;
-	int ret = -ENOMEM;
+	int ret;
 
 	lockdep_assert_held(&priv->lock);
 	msg = kzalloc(sizeof(*msg), GFP_ATOMIC);
-	if (msg) {
-		msg->attr_id = CM_DREP_ATTR_ID;
-		msg->tid = priv->tid;
-		msg->disc.local_comm_id = priv->id.local_id;
-		msg->disc.remote_comm_id = priv->id.remote_id;
-		if (private_data_len)
-			memcpy(msg->disc.private_data, private_data,
-			       private_data_len);
-		ret = cm_send(priv, msg, 0, 0, true);
-		kfree(msg);
-	}
+	if (!msg)
+		return -ENOMEM;
+	msg->attr_id = CM_DREP_ATTR_ID;
+	msg->tid = priv->tid;
+	msg->disc.local_comm_id = priv->id.local_id;
+	msg->disc.remote_comm_id = priv->id.remote_id;
+	if (private_data_len)
+		memcpy(msg->disc.private_data, private_data, private_data_len);
+	ret = cm_send(priv, msg, 0, 0, false);
+	kfree(msg);
+	return ret;
+}
+
+int cm_send_drep_locked(struct cm_id_priv *priv, const void *private_data,
+			u8 private_data_len)
+{
+	int ret = cm_send_drep_msg(priv, private_data, private_data_len);
+
 	cm_enter_timewait(priv);
 	return ret;
 }
@@ -155,9 +163,10 @@ void cm_recv_dreq(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		priv->id.state = IB_CM_DREQ_RCVD;
 		cm_send_drep_locked(priv, NULL, 0);
 		break;
-	case IB_CM_TIMEWAIT:		/* our DREP was lost */
+	case IB_CM_TIMEWAIT:		/* our DREP was lost, or DREQs crossed */
 		cm_count(CM_CNT_RX_DUPLICATE);
-		cm_resend_last(priv);
+		priv->tid = msg->tid;
+		cm_send_drep_msg(priv, NULL, 0);
 		spin_unlock(&priv->lock);
 		kfree(elem);
 		goto out;

@@ -21,9 +21,8 @@ bool cm_service_match(__be64 want, __be64 mask, __be64 got)
 }
 EXPORT_SYMBOL_IF_KUNIT(cm_service_match);
 
-static struct cm_id_priv *cm_find_listener_locked(struct ib_device *dev,
-						   __be64 service_id,
-						   __be64 mask)
+static struct cm_id_priv *
+cm_find_listener_locked(struct ib_device *dev, __be64 service_id, __be64 mask)
 {
 	struct cm_id_priv *priv;
 

@@ -300,8 +300,10 @@ void cm_send_handler(struct ib_mad_agent *agent,
 		timed_out = false;
 	} else {
 		priv->msg = NULL;
-		if (priv->id.state != state && !(state == IB_CM_REQ_SENT &&
-		    priv->id.state == IB_CM_MRA_REQ_RCVD) &&
+		/* An MRA moved us on, but it is the same request waiting. */
+		if (priv->id.state != state &&
+		    !(state == IB_CM_REQ_SENT &&
+		      priv->id.state == IB_CM_MRA_REQ_RCVD) &&
 		    !(state == IB_CM_REP_SENT &&
 		      priv->id.state == IB_CM_MRA_REP_RCVD))
 			timed_out = false;
@@ -348,11 +350,10 @@ void cm_send_timeout(struct cm_id_priv *priv, enum ib_cm_state state,
 		kfree(elem);
 		return;
 	}
-	if (type == IB_CM_DREQ_ERROR) {
+	if (type == IB_CM_DREQ_ERROR)
 		cm_enter_timewait(priv);
-	} else {
+	else
 		priv->id.state = IB_CM_IDLE;
-	}
 	spin_unlock(&priv->lock);
 	if (type != IB_CM_DREQ_ERROR)
 		cm_unlink_remote(priv);

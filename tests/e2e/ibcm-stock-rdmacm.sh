@@ -8,12 +8,18 @@
 # symbol it imports from our ib_cm). Over one rxe device on a veth end in the
 # initial namespace (rxe works only there in 6.12; client and server share
 # the device): rping -v (5 verified pings), ucmatose (RC, 4 connections with
-# data), udaddy (UD, the address exchange through SIDR_REQ/SIDR_REP). Then
+# data), udaddy (UD, the address exchange through SIDR_REQ/SIDR_REP), and
+# with cmprobe: private data of REQ, REP and REJ (rdma_reject() reaches the
+# client as REJECTED status 28, IB_CM_REJ_CONSUMER_DEFINED, with its bytes),
+# and a connect to a port nobody listens on (REJECTED status 8,
+# IB_CM_REJ_INVALID_SERVICE_ID, from the REJ our ib_cm sends without an id). Then
 # the stack that was loaded comes back. On either VM stack (stock: the
 # in-tree iw_cm stays; ours: our iw_cm stays, and stock rdma_cm binds to it).
 # orcm-timeout: 300
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
+# shellcheck source=tests/e2e/cmprobe.bash
+. "$(dirname "$0")/cmprobe.bash"
 
 MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
 intree() { modinfo -b "$ORCM_MODROOT" -k "$ORCM_KREL" -n "$1"; }
@@ -21,8 +27,9 @@ OUR_IBCM=$ORCM_OURS_DIR/ib_cm/ib_cm.ko
 ADDR_R=198.18.3.1
 IBCM_DBG=/sys/kernel/debug/ib_cm
 
-[ -n "${ORCM_OURS_DIR:-}" ] && [ -f "$OUR_IBCM" ] ||
+if [ -z "${ORCM_OURS_DIR:-}" ] || [ ! -f "$OUR_IBCM" ]; then
 	fail "our ib_cm.ko is not built ($OUR_IBCM): ORCM_OURS_DIR='${ORCM_OURS_DIR:-}'"
+fi
 ours_loaded() {
 	[ "$(cat "/sys/module/$1/srcversion" 2>/dev/null)" = \
 		"$(modinfo -F srcversion "$ORCM_OURS_DIR/$1/$1.ko")" ]
@@ -135,6 +142,39 @@ for f in /tmp/ibcm-udaddy-client.log /tmp/ibcm-udaddy-server.log; do
 done
 wait_for 15 "no CM id left after udaddy" ids_empty
 say "udaddy: ok (2 UD ids through SIDR x 10 messages)"
+
+# ---- cmprobe: private data both ways, rejects ----
+# padded N TOTAL: "pdata TOTAL HEX": N pattern bytes, then zeros (IB carries
+# fixed-size private data; rdma_cm hands the whole field to the user).
+padded() {
+	local z
+	z=$(printf '%*s' $((2 * ($2 - $1))) '' | tr ' ' 0)
+	printf 'pdata %d %s%s' "$2" "$(pattern_hex "$1")" "$z"
+}
+# one NAME SERVER-ANSWER RESULT CLIENT-EVENT-LINE: a cmprobe server answers
+# one request (the client sends 8 bytes: 56 arrive, 92 minus rdma_cm's header).
+PORT=7192
+one() {
+	local name=$1 answer=$2 want=$3 line=$4 src=0 server
+	# shellcheck disable=SC2086 # $answer: the option and its value
+	bg "/tmp/$name-server.log" "$CMPROBE" -s -b $ADDR_R -p $PORT $answer -n 1 -T 20
+	server=$LAST_PID
+	wait_for 10 "$name: server listening" listening "$name-server"
+	expect_result "$name" "$STEP" "$want" "$CMPROBE" -c -a $ADDR_R -p $PORT -P 8
+	has_line "$name" "$line"
+	wait_pid "$server" 10 || src=$?
+	show "/tmp/$name-server.log"
+	[ "$src" -eq 0 ] || fail "$name: server exit status $src"
+	has_line "$name-server" "event CONNECT_REQUEST status 0 $(padded 8 56)"
+	wait_for 15 "no CM id left after $name" ids_empty
+}
+for n in 0 16 148; do
+	one "ibcm-reject-$n" "-j $n" "REJECTED status 28" "event REJECTED status 28 $(padded "$n" 148)"
+done
+one ibcm-accept-32 "-k 32" "ESTABLISHED status 0" "event ESTABLISHED status 0 $(padded 32 196)"
+expect_result ibcm-no-listener "$STEP" "REJECTED status 8" "$CMPROBE" -c -a $ADDR_R -p 7199 -P 8
+wait_for 15 "no CM id left after ibcm-no-listener" ids_empty
+say "cmprobe: ok (REQ/REP/REJ private data byte for byte; no listener: REJ 8)"
 
 say "counters of our ib_cm:"
 sed 's/^/  /' $IBCM_DBG/counters

@@ -221,6 +221,7 @@ static void rt_desc(const struct rt_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(rt, rt_cases, rt_desc);
 
 static struct cm_msg *new_msg(struct kunit *test)
@@ -403,6 +404,7 @@ static void bad_desc(const struct bad_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(bad, bad_cases, bad_desc);
 
 static void ibcm_msg_malformed(struct kunit *test)
@@ -529,6 +531,7 @@ static void inject_desc(const struct inject_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(inject, inject_cases, inject_desc);
 
 static void ibcm_recv_bad_input(struct kunit *test)
@@ -675,6 +678,7 @@ static void svc_desc(const struct svc_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(svc, svc_cases, svc_desc);
 
 static void ibcm_service_match(struct kunit *test)
