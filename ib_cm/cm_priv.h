@@ -440,6 +440,7 @@ long cm_counter_read(enum cm_counter c);
 long cm_ids_live(void);
 void cm_test_add_device(struct cm_device *cm_dev);
 void cm_test_del_device(struct cm_device *cm_dev);
+void cm_test_flush(void);
 #endif
 
 #endif /* _OPENRDMA_IBCM_PRIV_H */

@@ -362,6 +362,7 @@ void cm_send_timeout(struct cm_id_priv *priv, enum ib_cm_state state,
 	elem->ev.param.send_status = IB_WC_RESP_TIMEOUT_ERR;
 	cm_queue_event(priv, elem);
 }
+EXPORT_SYMBOL_IF_KUNIT(cm_send_timeout);
 
 /* Dispatch one parsed MAD. */
 void cm_recv_msg(struct cm_port *port, struct ib_mad_recv_wc *wc,

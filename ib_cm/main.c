@@ -227,6 +227,13 @@ void cm_test_del_device(struct cm_device *cm_dev)
 	spin_unlock(&cm.lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(cm_test_del_device);
+
+/* Every event queued so far has been handled. */
+void cm_test_flush(void)
+{
+	flush_workqueue(cm.wq);
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_test_flush);
 #endif
 
 /* ---- debugfs ---- */

@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -656,6 +657,260 @@ static void ibcm_idle_id_calls(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
 }
 
+/* ---- QP attributes, timeouts, MRA, notify: ids put in a state by hand ---- */
+
+#define REC_MAX 8
+
+struct rec_ctx {
+	spinlock_t lock;		/* the fields below */
+	int n;
+	enum ib_cm_event_type type[REC_MAX];
+	enum ib_wc_status status[REC_MAX];
+	int ret;			/* what the handler returns */
+	struct completion got;
+};
+
+static int rec_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
+{
+	struct rec_ctx *ctx = id->context;
+
+	spin_lock(&ctx->lock);
+	if (ctx->n < REC_MAX) {
+		ctx->type[ctx->n] = ev->event;
+		ctx->status[ctx->n] = ev->param.send_status;
+		ctx->n++;
+	}
+	spin_unlock(&ctx->lock);
+	complete(&ctx->got);
+	return ctx->ret;
+}
+
+static struct rec_ctx *rec_new(struct kunit *test)
+{
+	struct rec_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	spin_lock_init(&ctx->lock);
+	init_completion(&ctx->got);
+	return ctx;
+}
+
+/* An id on the test's device, as if a connection had been set up. */
+static struct cm_id_priv *conn_id(struct kunit *test, struct fake_dev *fd,
+				  struct rec_ctx *ctx, bool cleanup)
+{
+	struct ib_cm_id *id = ib_create_cm_id(&fd->ib, rec_handler, ctx);
+	struct cm_id_priv *priv;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	if (cleanup)
+		KUNIT_ASSERT_EQ(test,
+				kunit_add_action_or_reset(test,
+							  destroy_id_action,
+							  id), 0);
+	priv = to_priv(id);
+	priv->port = &fd->port;
+	priv->has_av = true;		/* a zeroed address vector */
+	priv->pkey_index = 3;
+	priv->qp_type = IB_QPT_RC;
+	priv->responder_resources = 4;
+	priv->initiator_depth = 2;
+	priv->path_mtu = IB_MTU_1024;
+	priv->remote_qpn = 0x123;
+	priv->rq_psn = 0x111;
+	priv->sq_psn = 0x222;
+	priv->local_ack_timeout = 17;
+	priv->retry_count = 7;
+	priv->rnr_retry_count = 6;
+	return priv;
+}
+
+static void set_state(struct cm_id_priv *priv, enum ib_cm_state state)
+{
+	spin_lock(&priv->lock);
+	priv->id.state = state;
+	spin_unlock(&priv->lock);
+}
+
+static void ibcm_qp_attr_rc(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_id_priv *priv = conn_id(test, fd, rec_new(test), true);
+	struct ib_qp_attr attr = {};
+	int mask = 0;
+
+	set_state(priv, IB_CM_ESTABLISHED);
+	attr.qp_state = IB_QPS_INIT;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, IB_QP_STATE | IB_QP_ACCESS_FLAGS |
+			IB_QP_PKEY_INDEX | IB_QP_PORT);
+	KUNIT_EXPECT_EQ(test, attr.qp_access_flags, IB_ACCESS_REMOTE_WRITE |
+			IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC);
+	KUNIT_EXPECT_EQ(test, attr.pkey_index, 3);
+	KUNIT_EXPECT_EQ(test, attr.port_num, 1);
+
+	attr.qp_state = IB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	KUNIT_EXPECT_EQ(test, attr.path_mtu, IB_MTU_1024);
+	KUNIT_EXPECT_EQ(test, attr.dest_qp_num, 0x123);
+	KUNIT_EXPECT_EQ(test, attr.rq_psn, 0x111);
+	KUNIT_EXPECT_EQ(test, attr.max_dest_rd_atomic, 4);
+
+	attr.qp_state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+			IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+			IB_QP_MAX_QP_RD_ATOMIC);
+	KUNIT_EXPECT_EQ(test, attr.sq_psn, 0x222);
+	KUNIT_EXPECT_EQ(test, attr.timeout, 17);
+	KUNIT_EXPECT_EQ(test, attr.retry_cnt, 7);
+	KUNIT_EXPECT_EQ(test, attr.rnr_retry, 6);
+	KUNIT_EXPECT_EQ(test, attr.max_rd_atomic, 2);
+
+	attr.qp_state = IB_QPS_SQD;
+	KUNIT_EXPECT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask),
+			-EINVAL);
+	/* Before the REP there is no remote QP to point at. */
+	set_state(priv, IB_CM_REQ_SENT);
+	attr.qp_state = IB_QPS_RTR;
+	KUNIT_EXPECT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask),
+			-EINVAL);
+	attr.qp_state = IB_QPS_INIT;
+	KUNIT_EXPECT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	set_state(priv, IB_CM_IDLE);
+}
+
+static void ibcm_qp_attr_uc(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_id_priv *priv = conn_id(test, fd, rec_new(test), true);
+	struct ib_qp_attr attr = {};
+	int mask = 0;
+
+	priv->qp_type = IB_QPT_UC;
+	set_state(priv, IB_CM_REQ_RCVD);	/* passive, before its REP */
+	attr.qp_state = IB_QPS_INIT;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, attr.qp_access_flags, IB_ACCESS_REMOTE_WRITE);
+	attr.qp_state = IB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			IB_QP_DEST_QPN | IB_QP_RQ_PSN);
+	attr.qp_state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, IB_QP_STATE | IB_QP_SQ_PSN);
+	set_state(priv, IB_CM_IDLE);
+}
+
+static void wait_events(struct kunit *test, struct rec_ctx *ctx, int n)
+{
+	while (READ_ONCE(ctx->n) < n)
+		KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&ctx->got, HZ),
+				0);
+}
+
+/* Out of retries: REQ_ERROR, the id idle; a timeout in another state: none. */
+static void ibcm_req_timeout(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct rec_ctx *ctx = rec_new(test);
+	struct cm_id_priv *priv = conn_id(test, fd, ctx, true);
+
+	set_state(priv, IB_CM_ESTABLISHED);
+	cm_send_timeout(priv, IB_CM_REQ_SENT, CM_REQ_ATTR_ID);	/* stale */
+	set_state(priv, IB_CM_MRA_REQ_RCVD);	/* the REQ was MRAed */
+	cm_send_timeout(priv, IB_CM_MRA_REQ_RCVD, CM_REQ_ATTR_ID);
+	wait_events(test, ctx, 1);
+	cm_test_flush();
+	KUNIT_EXPECT_EQ(test, ctx->n, 1);
+	KUNIT_EXPECT_EQ(test, ctx->type[0], IB_CM_REQ_ERROR);
+	KUNIT_EXPECT_EQ(test, ctx->status[0], IB_WC_RESP_TIMEOUT_ERR);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_IDLE);
+}
+
+/* A DREQ out of retries: DREQ_ERROR, timewait, then TIMEWAIT_EXIT. */
+static void ibcm_dreq_timeout_timewait(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct rec_ctx *ctx = rec_new(test);
+	struct cm_id_priv *priv = conn_id(test, fd, ctx, true);
+
+	priv->packet_life_time = 0;
+	priv->local_ack_timeout = 0;		/* timewait of 3 ms */
+	set_state(priv, IB_CM_DREQ_SENT);
+	cm_send_timeout(priv, IB_CM_DREQ_SENT, CM_DREQ_ATTR_ID);
+	wait_events(test, ctx, 2);
+	KUNIT_EXPECT_EQ(test, ctx->type[0], IB_CM_DREQ_ERROR);
+	KUNIT_EXPECT_EQ(test, ctx->type[1], IB_CM_TIMEWAIT_EXIT);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_IDLE);
+}
+
+/* A handler that returns non-zero has its id destroyed after it returns. */
+static void ibcm_handler_destroys(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct rec_ctx *ctx = rec_new(test);
+	long ids = cm_ids_live();
+	struct cm_id_priv *priv = conn_id(test, fd, ctx, false);
+	int i;
+
+	ctx->ret = -ECONNRESET;
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids + 1);
+	set_state(priv, IB_CM_SIDR_REQ_SENT);
+	cm_send_timeout(priv, IB_CM_SIDR_REQ_SENT, CM_SIDR_REQ_ATTR_ID);
+	wait_events(test, ctx, 1);
+	KUNIT_EXPECT_EQ(test, ctx->type[0], IB_CM_SIDR_REQ_ERROR);
+	for (i = 0; i < 100 && cm_ids_live() != ids; i++)
+		usleep_range(10000, 20000);
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids);
+}
+
+/* MRA with IB_CM_MRA_FLAG_DELAY: the state moves, nothing is sent yet. */
+static void ibcm_mra_delayed(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_id_priv *priv = conn_id(test, fd, rec_new(test), true);
+	u8 pd[IB_CM_MRA_PRIVATE_DATA_SIZE + 1] = {};
+	long tx = cm_counter_read(CM_CNT_TX);
+
+	set_state(priv, IB_CM_REQ_RCVD);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_mra(&priv->id, IB_CM_MRA_FLAG_DELAY |
+					     24, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_MRA_REQ_SENT);
+	KUNIT_EXPECT_TRUE(test, priv->mra_delayed);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_mra(&priv->id, 24, NULL, 0), -EINVAL);
+	set_state(priv, IB_CM_REP_RCVD);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_mra(&priv->id, IB_CM_MRA_FLAG_DELAY |
+					     24, pd, sizeof(pd) - 1), 0);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_MRA_REP_SENT);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_mra(&priv->id, 24, pd, sizeof(pd)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, cm_counter_read(CM_CNT_TX), tx);
+	set_state(priv, IB_CM_IDLE);
+}
+
+/* ib_cm_notify(COMM_EST) before the RTU: USER_ESTABLISHED, from the work. */
+static void ibcm_notify_established(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct rec_ctx *ctx = rec_new(test);
+	struct cm_id_priv *priv = conn_id(test, fd, ctx, true);
+
+	set_state(priv, IB_CM_REP_SENT);
+	KUNIT_EXPECT_EQ(test, ib_cm_notify(&priv->id, IB_EVENT_PATH_MIG),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ib_cm_notify(&priv->id, IB_EVENT_COMM_EST), 0);
+	wait_events(test, ctx, 1);
+	KUNIT_EXPECT_EQ(test, ctx->type[0], IB_CM_USER_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, ib_cm_notify(&priv->id, IB_EVENT_COMM_EST),
+			-EISCONN);
+	set_state(priv, IB_CM_IDLE);
+}
+
 /* ---- service ids, reject strings, timeouts ---- */
 
 struct svc_case {
@@ -764,12 +1019,29 @@ static struct kunit_case ibcm_id_cases[] = {
 	{}
 };
 
+static struct kunit_case ibcm_conn_cases[] = {
+	KUNIT_CASE(ibcm_qp_attr_rc),
+	KUNIT_CASE(ibcm_qp_attr_uc),
+	KUNIT_CASE(ibcm_req_timeout),
+	KUNIT_CASE(ibcm_dreq_timeout_timewait),
+	KUNIT_CASE(ibcm_handler_destroys),
+	KUNIT_CASE(ibcm_mra_delayed),
+	KUNIT_CASE(ibcm_notify_established),
+	{}
+};
+
+static struct kunit_suite ibcm_conn_suite = {
+	.name = "ib_cm_conn",
+	.test_cases = ibcm_conn_cases,
+};
+
 static struct kunit_suite ibcm_id_suite = {
 	.name = "ib_cm_id",
 	.test_cases = ibcm_id_cases,
 };
 
-kunit_test_suites(&ibcm_msg_suite, &ibcm_recv_suite, &ibcm_id_suite);
+kunit_test_suites(&ibcm_msg_suite, &ibcm_recv_suite, &ibcm_id_suite,
+		  &ibcm_conn_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the openrdma-cm ib_cm");
 MODULE_LICENSE("GPL");
