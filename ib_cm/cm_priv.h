@@ -397,7 +397,6 @@ void cm_send_timeout(struct cm_id_priv *priv, enum ib_cm_state state,
 
 bool cm_service_match(__be64 want, __be64 mask, __be64 got);
 struct cm_id_priv *cm_find_listener(struct ib_device *dev, __be64 service_id);
-void cm_listen_remove(struct cm_id_priv *priv);
 
 /* ---- per message (req.c, rep.c, rej.c, mra.c, disc.c, sidr.c) ---- */
 

@@ -143,18 +143,26 @@ struct cm_id_priv *cm_insert_remote_id(struct cm_id_priv *priv)
 				priv->remote_ca_guid);
 	struct cm_id_priv *cur;
 
+	/* Not once cm_destroy() has unlinked it: it would stay behind. */
+	spin_lock(&priv->lock);
+	if (priv->destroying) {
+		spin_unlock(&priv->lock);
+		return NULL;
+	}
 	spin_lock(&cm.lock);
 	hash_for_each_possible(cm.remote_ids, cur, remote_id_node, key) {
 		if (cur->id.remote_id == priv->id.remote_id &&
 		    cur->remote_ca_guid == priv->remote_ca_guid) {
 			cm_get(cur);
 			spin_unlock(&cm.lock);
+			spin_unlock(&priv->lock);
 			return cur;
 		}
 	}
 	hash_add(cm.remote_ids, &priv->remote_id_node, key);
 	priv->in_remote_ids = true;
 	spin_unlock(&cm.lock);
+	spin_unlock(&priv->lock);
 	return NULL;
 }
 
@@ -168,18 +176,25 @@ struct cm_id_priv *cm_insert_remote_qpn(struct cm_id_priv *priv)
 	u32 key = cm_remote_key(priv->remote_qpn, priv->remote_ca_guid);
 	struct cm_id_priv *cur;
 
+	spin_lock(&priv->lock);
+	if (priv->destroying) {
+		spin_unlock(&priv->lock);
+		return NULL;
+	}
 	spin_lock(&cm.lock);
 	hash_for_each_possible(cm.remote_qpns, cur, remote_qpn_node, key) {
 		if (cur->remote_qpn == priv->remote_qpn &&
 		    cur->remote_ca_guid == priv->remote_ca_guid) {
 			cm_get(cur);
 			spin_unlock(&cm.lock);
+			spin_unlock(&priv->lock);
 			return cur;
 		}
 	}
 	hash_add(cm.remote_qpns, &priv->remote_qpn_node, key);
 	priv->in_remote_qpns = true;
 	spin_unlock(&cm.lock);
+	spin_unlock(&priv->lock);
 	return NULL;
 }
 
@@ -366,16 +381,22 @@ void cm_destroy(struct cm_id_priv *priv, bool from_handler)
 	struct cm_event_elem *elem, *tmp;
 	LIST_HEAD(events);
 
-	if (priv->id.state == IB_CM_LISTEN) {
-		spin_lock(&cm.lock);
+	/*
+	 * A shared listener goes when its last user lets go; it leaves the
+	 * list under the same lock, so ib_cm_insert_listen() cannot pick it
+	 * up on its way out.
+	 */
+	spin_lock(&cm.lock);
+	if (priv->listening) {
 		if (priv->listen_sharecount > 1) {
 			priv->listen_sharecount--;
 			spin_unlock(&cm.lock);
 			return;
 		}
-		spin_unlock(&cm.lock);
-		cm_listen_remove(priv);
+		list_del_init(&priv->listen_entry);
+		priv->listening = false;
 	}
+	spin_unlock(&cm.lock);
 
 	spin_lock(&priv->lock);
 	priv->destroying = true;

@@ -51,16 +51,6 @@ struct cm_id_priv *cm_find_listener(struct ib_device *dev, __be64 service_id)
 	return priv;
 }
 
-void cm_listen_remove(struct cm_id_priv *priv)
-{
-	spin_lock(&cm.lock);
-	if (priv->listening) {
-		list_del_init(&priv->listen_entry);
-		priv->listening = false;
-	}
-	spin_unlock(&cm.lock);
-}
-
 /* Enter @priv as a listener; -EBUSY if the service id is taken. */
 static int cm_listen_locked(struct cm_id_priv *priv, __be64 service_id)
 {

@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Our ib_cm.ko under the STOCK rdma_cm.ko and rdma_ucm.ko, over RoCE (rxe).
+# Our ib_cm.ko under the STOCK rdma_cm.ko and rdma_ucm.ko, over RoCE (rxe),
+# with the in-tree ib_cm.ko as the oracle.
 #
-# Within this boot, the ib_cm and rdma_cm of the running stack are unloaded,
-# our ib_cm.ko is loaded, then the in-tree rdma_cm.ko and rdma_ucm.ko by path
-# (with MODVERSIONS the in-tree rdma_cm's load checks the CRC of every
-# symbol it imports from our ib_cm). Over one rxe device on a veth end in the
-# initial namespace (rxe works only there in 6.12; client and server share
-# the device): rping -v (5 verified pings), ucmatose (RC, 4 connections with
-# data), udaddy (UD, the address exchange through SIDR_REQ/SIDR_REP), and
-# with cmprobe: private data of REQ, REP and REJ (rdma_reject() reaches the
-# client as REJECTED status 28, IB_CM_REJ_CONSUMER_DEFINED, with its bytes),
-# and a connect to a port nobody listens on (REJECTED status 8,
-# IB_CM_REJ_INVALID_SERVICE_ID, from the REJ our ib_cm sends without an id). Then
-# the stack that was loaded comes back. On either VM stack (stock: the
-# in-tree iw_cm stays; ours: our iw_cm stays, and stock rdma_cm binds to it).
+# Within this boot, over one rxe device on a veth end in the initial
+# namespace (rxe works only there in 6.12; client and server share the
+# device), twice: first the in-tree ib_cm, rdma_cm and rdma_ucm; then our
+# ib_cm.ko under the in-tree rdma_cm.ko and rdma_ucm.ko loaded by path (with
+# MODVERSIONS the in-tree rdma_cm's load checks the CRC of every symbol it
+# imports from our ib_cm). Each time: rping -v (5 verified pings), ucmatose
+# (RC, 4 connections with data), udaddy (UD, the address exchange through
+# SIDR_REQ/SIDR_REP), and cmprobe: private data of REQ, REP and REJ
+# (rdma_reject() reaches the client as REJECTED status 28,
+# IB_CM_REJ_CONSUMER_DEFINED, with its bytes) and a connect to a port nobody
+# listens on (REJECTED status 8, IB_CM_REJ_INVALID_SERVICE_ID, from a REJ sent
+# without an id). The cmprobe events and results must be the same with both
+# ib_cm modules. Then the VM's stack comes back (stock: the in-tree iw_cm
+# stays throughout; ours: our iw_cm stays, and the in-tree rdma_cm binds to it).
 # orcm-timeout: 300
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
@@ -63,20 +65,43 @@ finish() {
 }
 trap finish EXIT
 
-# ---- the swap ----
-for m in rdma_ucm rdma_cm; do
-	[ -d /sys/module/$m ] && { rmmod $m || fail "cannot unload $m"; }
-done
-if ! ours_loaded ib_cm; then
-	[ -d /sys/module/ib_cm ] && { rmmod ib_cm || fail "cannot unload the in-tree ib_cm"; }
-	insmod "$OUR_IBCM" || fail "insmod $OUR_IBCM"
-fi
-insmod "$(intree rdma_cm)" || fail "the in-tree rdma_cm does not load on our ib_cm (CRCs?)"
-insmod "$(intree rdma_ucm)" || fail "the in-tree rdma_ucm does not load"
-ours_loaded ib_cm || fail "the loaded ib_cm is not ours"
-ours_loaded rdma_cm && fail "the loaded rdma_cm is ours, want the in-tree one"
-say "stack: our ib_cm $(cat /sys/module/ib_cm/version), in-tree rdma_cm and rdma_ucm," \
-	"iw_cm $(cat /sys/module/iw_cm/version 2>/dev/null || echo in-tree)"
+ids_empty() {
+	[ -z "$(rdma res show cm_id | grep -v '^$' || true)" ] || return 1
+	ours_loaded ib_cm || return 0
+	[ "$(cat $IBCM_DBG/ids)" -eq 0 ]
+}
+
+# load_cm ours|stock: that ib_cm, under the in-tree rdma_cm and rdma_ucm.
+load_cm() {
+	local m
+	for m in rdma_ucm rdma_cm; do
+		[ -d /sys/module/$m ] && { rmmod $m || fail "cannot unload $m"; }
+	done
+	if [ -d /sys/module/ib_cm ]; then
+		if ours_loaded ib_cm; then
+			[ "$1" = ours ] || rmmod ib_cm || fail "cannot unload our ib_cm"
+		else
+			[ "$1" = stock ] || rmmod ib_cm || fail "cannot unload the in-tree ib_cm"
+		fi
+	fi
+	if [ ! -d /sys/module/ib_cm ]; then
+		if [ "$1" = ours ]; then
+			insmod "$OUR_IBCM" || fail "insmod $OUR_IBCM"
+		else
+			insmod "$(intree ib_cm)" || fail "insmod the in-tree ib_cm"
+		fi
+	fi
+	insmod "$(intree rdma_cm)" || fail "the in-tree rdma_cm does not load on the $1 ib_cm (CRCs?)"
+	insmod "$(intree rdma_ucm)" || fail "the in-tree rdma_ucm does not load"
+	if [ "$1" = ours ]; then
+		ours_loaded ib_cm || fail "the loaded ib_cm is not ours"
+	else
+		ours_loaded ib_cm && fail "the loaded ib_cm is ours, want the in-tree one"
+	fi
+	ours_loaded rdma_cm && fail "the loaded rdma_cm is ours, want the in-tree one"
+	say "stack: $1 ib_cm $(cat /sys/module/ib_cm/version 2>/dev/null || echo '(in-tree)')," \
+		"in-tree rdma_cm and rdma_ucm, iw_cm $(cat /sys/module/iw_cm/version 2>/dev/null || echo in-tree)"
+}
 
 # ---- one rxe device on a veth end in the initial namespace ----
 ip link add vR type veth peer name vRp
@@ -89,61 +114,6 @@ wait_for 10 "a RoCE v2 GID of $ADDR_R" bash -c \
 	"grep -qs 'RoCE v2' /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/*"
 rdma link show rxe0/1
 
-ids_empty() {
-	[ -z "$(rdma res show cm_id | grep -v '^$' || true)" ] &&
-		[ "$(cat $IBCM_DBG/ids)" -eq 0 ]
-}
-
-# ---- rping: 5 verified pings ----
-PORT=7190
-bg /tmp/ibcm-rping-server.log rping -s -v -V -a $ADDR_R -p $PORT -C 5
-server=$LAST_PID
-wait_for 10 "the rping server listening" cm_id_listening $PORT
-rc=0 src=0
-run_to /tmp/ibcm-rping-client.log "$STEP" rping -c -v -V -a $ADDR_R -p $PORT -C 5 || rc=$?
-wait_pid "$server" "$STEP" || src=$?
-show /tmp/ibcm-rping-server.log
-[ "$rc" -eq 0 ] || fail "rping client exit status $rc"
-[ "$src" -eq 0 ] || fail "rping server exit status $src"
-n=$(grep -c 'ping data: rdma-ping-' /tmp/ibcm-rping-client.log || true)
-[ "$n" -eq 5 ] || fail "rping: $n verified pings, want 5"
-wait_for 15 "no CM id left after rping" ids_empty
-say "rping: ok (5 verified pings over our ib_cm)"
-
-# ---- ucmatose: RC, 4 connections, 10 messages each ----
-PORT=7191
-bg /tmp/ibcm-ucm-server.log ucmatose -b $ADDR_R -P tcp -p $PORT -c 4 -C 10
-server=$LAST_PID
-wait_for 10 "the ucmatose server listening" cm_id_listening $PORT
-rc=0 src=0
-run_to /tmp/ibcm-ucm-client.log "$STEP" ucmatose -s $ADDR_R -b $ADDR_R -P tcp -p $PORT -c 4 -C 10 || rc=$?
-wait_pid "$server" "$STEP" || src=$?
-show /tmp/ibcm-ucm-server.log
-[ "$rc" -eq 0 ] || fail "ucmatose client exit status $rc"
-[ "$src" -eq 0 ] || fail "ucmatose server exit status $src"
-for f in /tmp/ibcm-ucm-client.log /tmp/ibcm-ucm-server.log; do
-	grep -q 'data transfers complete' "$f" || fail "$f: no 'data transfers complete'"
-done
-wait_for 15 "no CM id left after ucmatose" ids_empty
-say "ucmatose: ok (4 RC connections x 10 messages)"
-
-# ---- udaddy: UD, SIDR ----
-bg /tmp/ibcm-udaddy-server.log udaddy -b $ADDR_R -c 2 -C 10
-server=$LAST_PID
-wait_for 10 "the udaddy server listening" cm_id_listening 7174
-rc=0 src=0
-run_to /tmp/ibcm-udaddy-client.log "$STEP" udaddy -s $ADDR_R -b $ADDR_R -c 2 -C 10 || rc=$?
-wait_pid "$server" "$STEP" || src=$?
-show /tmp/ibcm-udaddy-server.log
-[ "$rc" -eq 0 ] || fail "udaddy client exit status $rc"
-[ "$src" -eq 0 ] || fail "udaddy server exit status $src"
-for f in /tmp/ibcm-udaddy-client.log /tmp/ibcm-udaddy-server.log; do
-	grep -q 'data transfers complete' "$f" || fail "$f: no 'data transfers complete'"
-done
-wait_for 15 "no CM id left after udaddy" ids_empty
-say "udaddy: ok (2 UD ids through SIDR x 10 messages)"
-
-# ---- cmprobe: private data both ways, rejects ----
 # padded N TOTAL: "pdata TOTAL HEX": N pattern bytes, then zeros (IB carries
 # fixed-size private data; rdma_cm hands the whole field to the user).
 padded() {
@@ -153,8 +123,8 @@ padded() {
 }
 # one NAME SERVER-ANSWER RESULT CLIENT-EVENT-LINE: a cmprobe server answers
 # one request (the client sends 8 bytes: 56 arrive, 92 minus rdma_cm's header).
-PORT=7192
 one() {
+	local PORT=7192
 	local name=$1 answer=$2 want=$3 line=$4 src=0 server
 	# shellcheck disable=SC2086 # $answer: the option and its value
 	bg "/tmp/$name-server.log" "$CMPROBE" -s -b $ADDR_R -p $PORT $answer -n 1 -T 20
@@ -168,13 +138,82 @@ one() {
 	has_line "$name-server" "event CONNECT_REQUEST status 0 $(padded 8 56)"
 	wait_for 15 "no CM id left after $name" ids_empty
 }
-for n in 0 16 148; do
-	one "ibcm-reject-$n" "-j $n" "REJECTED status 28" "event REJECTED status 28 $(padded "$n" 148)"
-done
-one ibcm-accept-32 "-k 32" "ESTABLISHED status 0" "event ESTABLISHED status 0 $(padded 32 196)"
-expect_result ibcm-no-listener "$STEP" "REJECTED status 8" "$CMPROBE" -c -a $ADDR_R -p 7199 -P 8
-wait_for 15 "no CM id left after ibcm-no-listener" ids_empty
-say "cmprobe: ok (REQ/REP/REJ private data byte for byte; no listener: REJ 8)"
+
+# scenarios TAG: every test on the loaded stack; the cmprobe outcomes (event,
+# result and error lines of clients and servers) go to /tmp/ibcm-TAG.txt.
+scenarios() {
+	local TAG=$1 n f
+	# ---- rping: 5 verified pings ----
+	PORT=7190
+	bg /tmp/ibcm-rping-server.log rping -s -v -V -a $ADDR_R -p $PORT -C 5
+	server=$LAST_PID
+	wait_for 10 "the rping server listening" cm_id_listening $PORT
+	rc=0 src=0
+	run_to /tmp/ibcm-rping-client.log "$STEP" rping -c -v -V -a $ADDR_R -p $PORT -C 5 || rc=$?
+	wait_pid "$server" "$STEP" || src=$?
+	show /tmp/ibcm-rping-server.log
+	[ "$rc" -eq 0 ] || fail "rping client exit status $rc"
+	[ "$src" -eq 0 ] || fail "rping server exit status $src"
+	n=$(grep -c 'ping data: rdma-ping-' /tmp/ibcm-rping-client.log || true)
+	[ "$n" -eq 5 ] || fail "rping: $n verified pings, want 5"
+	wait_for 15 "no CM id left after rping" ids_empty
+	say "$TAG rping: ok (5 verified pings)"
+
+	# ---- ucmatose: RC, 4 connections, 10 messages each ----
+	PORT=7191
+	bg /tmp/ibcm-ucm-server.log ucmatose -b $ADDR_R -P tcp -p $PORT -c 4 -C 10
+	server=$LAST_PID
+	wait_for 10 "the ucmatose server listening" cm_id_listening $PORT
+	rc=0 src=0
+	run_to /tmp/ibcm-ucm-client.log "$STEP" ucmatose -s $ADDR_R -b $ADDR_R -P tcp -p $PORT -c 4 -C 10 || rc=$?
+	wait_pid "$server" "$STEP" || src=$?
+	show /tmp/ibcm-ucm-server.log
+	[ "$rc" -eq 0 ] || fail "ucmatose client exit status $rc"
+	[ "$src" -eq 0 ] || fail "ucmatose server exit status $src"
+	for f in /tmp/ibcm-ucm-client.log /tmp/ibcm-ucm-server.log; do
+		grep -q 'data transfers complete' "$f" || fail "$f: no 'data transfers complete'"
+	done
+	wait_for 15 "no CM id left after ucmatose" ids_empty
+	say "$TAG ucmatose: ok (4 RC connections x 10 messages)"
+
+	# ---- udaddy: UD, SIDR ----
+	bg /tmp/ibcm-udaddy-server.log udaddy -b $ADDR_R -c 2 -C 10
+	server=$LAST_PID
+	wait_for 10 "the udaddy server listening" cm_id_listening 7174
+	rc=0 src=0
+	run_to /tmp/ibcm-udaddy-client.log "$STEP" udaddy -s $ADDR_R -b $ADDR_R -c 2 -C 10 || rc=$?
+	wait_pid "$server" "$STEP" || src=$?
+	show /tmp/ibcm-udaddy-server.log
+	[ "$rc" -eq 0 ] || fail "udaddy client exit status $rc"
+	[ "$src" -eq 0 ] || fail "udaddy server exit status $src"
+	for f in /tmp/ibcm-udaddy-client.log /tmp/ibcm-udaddy-server.log; do
+		grep -q 'data transfers complete' "$f" || fail "$f: no 'data transfers complete'"
+	done
+	wait_for 15 "no CM id left after udaddy" ids_empty
+	say "$TAG udaddy: ok (2 UD ids through SIDR x 10 messages)"
+
+	# ---- cmprobe: private data both ways, rejects ----
+	for n in 0 16 148; do
+		one "ibcm-reject-$n" "-j $n" "REJECTED status 28" "event REJECTED status 28 $(padded "$n" 148)"
+	done
+	one ibcm-accept-32 "-k 32" "ESTABLISHED status 0" "event ESTABLISHED status 0 $(padded 32 196)"
+	expect_result ibcm-no-listener "$STEP" "REJECTED status 8" "$CMPROBE" -c -a $ADDR_R -p 7199 -P 8
+	wait_for 15 "no CM id left after ibcm-no-listener" ids_empty
+	say "$TAG cmprobe: ok (REQ/REP/REJ private data byte for byte; no listener: REJ 8)"
+	for f in /tmp/ibcm-reject-*.log /tmp/ibcm-accept-32*.log /tmp/ibcm-no-listener.log; do
+		grep -E '^(event|result|error) ' "$f" | sed "s|^|$(basename "$f" .log): |"
+	done >"/tmp/ibcm-$TAG.txt"
+}
+
+# ---- the oracle: the in-tree ib_cm; then ours, which must do the same ----
+load_cm stock
+scenarios stock
+load_cm ours
+scenarios ours
+if ! diff -u /tmp/ibcm-stock.txt /tmp/ibcm-ours.txt; then
+	fail "our ib_cm's outcomes differ from the in-tree ib_cm's (diff above)"
+fi
+say "the same $(grep -c . /tmp/ibcm-ours.txt) cmprobe event/result lines as the in-tree ib_cm"
 
 say "counters of our ib_cm:"
 sed 's/^/  /' $IBCM_DBG/counters
