@@ -15,7 +15,8 @@
 # IB_CM_REJ_CONSUMER_DEFINED, with its bytes) and a connect to a port nobody
 # listens on (REJECTED status 8, IB_CM_REJ_INVALID_SERVICE_ID, from a REJ sent
 # without an id). The cmprobe events and results must be the same with both
-# ib_cm modules. Then the VM's stack comes back (stock: the in-tree iw_cm
+# ib_cm modules. Last, rxe0 is deleted under a listener and an established
+# connection (all torn down, nothing hangs, no id left). Then the VM's stack comes back (stock: the in-tree iw_cm
 # stays throughout; ours: our iw_cm stays, and the in-tree rdma_cm binds to it).
 # orcm-timeout: 300
 # shellcheck source=tests/e2e/lib.bash
@@ -103,16 +104,48 @@ load_cm() {
 		"in-tree rdma_cm and rdma_ucm, iw_cm $(cat /sys/module/iw_cm/version 2>/dev/null || echo in-tree)"
 }
 
-# ---- one rxe device on a veth end in the initial namespace ----
-ip link add vR type veth peer name vRp
-ip addr add $ADDR_R/24 dev vR
-ip link set vR up
-ip link set vRp up
-rdma link add rxe0 type rxe netdev vR
-wait_for 10 "rxe0 ACTIVE" bash -c "rdma link show rxe0/1 | grep -q 'state ACTIVE'"
-wait_for 10 "a RoCE v2 GID of $ADDR_R" bash -c \
-	"grep -qs 'RoCE v2' /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/*"
-rdma link show rxe0/1
+# rxe_up: one rxe device on a veth end in the initial namespace.
+rxe_up() {
+	ip link show vR >/dev/null 2>&1 || {
+		ip link add vR type veth peer name vRp
+		ip addr add $ADDR_R/24 dev vR
+		ip link set vR up
+		ip link set vRp up
+	}
+	rdma link add rxe0 type rxe netdev vR
+	wait_for 10 "rxe0 ACTIVE" bash -c "rdma link show rxe0/1 | grep -q 'state ACTIVE'"
+	wait_for 10 "a RoCE v2 GID of $ADDR_R" bash -c \
+		"grep -qs 'RoCE v2' /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/*"
+	rdma link show rxe0/1
+}
+
+# removal TAG: rxe0 goes away under a listener and an established
+# connection. Both programs see it and exit (no hang), no CM id is left, the
+# device is gone. (Which of DISCONNECTED and DEVICE_REMOVAL reaches the
+# client first depends on the order the CM tears ids down: not compared.)
+removal() {
+	local TAG=$1 src=0 crc=0 server client
+	bg /tmp/ibcm-rm-server.log "$CMPROBE" -s -b $ADDR_R -p 7193 -k 0 -n 0 -T 40
+	server=$LAST_PID
+	wait_for 10 "$TAG removal: server listening" listening ibcm-rm-server
+	bg /tmp/ibcm-rm-client.log "$CMPROBE" -c -a $ADDR_R -p 7193 -H 60000 -T 40
+	client=$LAST_PID
+	wait_for 10 "$TAG removal: client established" grep -q '^event ESTABLISHED' /tmp/ibcm-rm-client.log
+	wait_for 10 "$TAG removal: server established" grep -q '^event ESTABLISHED' /tmp/ibcm-rm-server.log
+	run_to /tmp/ibcm-rm-link.log "$STEP" rdma link delete rxe0 || fail "$TAG removal: rdma link delete rxe0 failed"
+	wait_pid "$client" "$STEP" || crc=$?
+	wait_pid "$server" "$STEP" || src=$?
+	show /tmp/ibcm-rm-client.log
+	show /tmp/ibcm-rm-server.log
+	[ "$crc" -ne 124 ] || fail "$TAG removal: the client hung"
+	[ "$src" -ne 124 ] || fail "$TAG removal: the server hung"
+	grep -qE '^result (DEVICE_REMOVAL|DISCONNECTED) ' /tmp/ibcm-rm-client.log ||
+		fail "$TAG removal: the client saw neither DEVICE_REMOVAL nor DISCONNECTED"
+	[ "$src" -eq 1 ] || fail "$TAG removal: server exit $src, want 1 (its listener's DEVICE_REMOVAL)"
+	rdma link show rxe0 >/dev/null 2>&1 && fail "$TAG removal: rxe0 is still there"
+	wait_for 15 "no CM id left after the removal" ids_empty
+	say "$TAG removal: ok (listener and connection torn down, no id left)"
+}
 
 # padded N TOTAL: "pdata TOTAL HEX": N pattern bytes, then zeros (IB carries
 # fixed-size private data; rdma_cm hands the whole field to the user).
@@ -207,9 +240,13 @@ scenarios() {
 
 # ---- the oracle: the in-tree ib_cm; then ours, which must do the same ----
 load_cm stock
+rxe_up
 scenarios stock
+removal stock
 load_cm ours
+rxe_up
 scenarios ours
+removal ours
 if ! diff -u /tmp/ibcm-stock.txt /tmp/ibcm-ours.txt; then
 	fail "our ib_cm's outcomes differ from the in-tree ib_cm's (diff above)"
 fi
