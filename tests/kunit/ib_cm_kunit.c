@@ -11,6 +11,7 @@
 
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -911,6 +912,101 @@ static void ibcm_notify_established(struct kunit *test)
 	set_state(priv, IB_CM_IDLE);
 }
 
+/* A handler that blocks until the test lets it go. */
+struct block_ctx {
+	struct completion entered, release;
+	struct ib_cm_id *victim;	/* destroyed from the handler, if set */
+	bool returned;
+};
+
+static int block_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
+{
+	struct block_ctx *b = id->context;
+
+	complete(&b->entered);
+	if (b->victim) {
+		ib_destroy_cm_id(b->victim);	/* another id's: allowed */
+		b->victim = NULL;
+	} else {
+		wait_for_completion(&b->release);
+	}
+	WRITE_ONCE(b->returned, true);
+	return 0;
+}
+
+static struct block_ctx *block_new(struct kunit *test)
+{
+	struct block_ctx *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	init_completion(&b->entered);
+	init_completion(&b->release);
+	return b;
+}
+
+static struct cm_id_priv *block_id(struct kunit *test, struct fake_dev *fd,
+				   struct block_ctx *b)
+{
+	struct ib_cm_id *id = ib_create_cm_id(&fd->ib, block_handler, b);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	to_priv(id)->port = &fd->port;
+	return to_priv(id);
+}
+
+static int destroy_thread(void *data)
+{
+	ib_destroy_cm_id(data);
+	return 0;
+}
+
+/* ib_destroy_cm_id() returns only after the handler in flight returned. */
+static void ibcm_destroy_waits_for_handler(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct block_ctx *b = block_new(test);
+	struct cm_id_priv *priv = block_id(test, fd, b);
+	struct task_struct *t;
+	long ids = cm_ids_live();
+	int i;
+
+	set_state(priv, IB_CM_REQ_SENT);
+	cm_send_timeout(priv, IB_CM_REQ_SENT, CM_REQ_ATTR_ID);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&b->entered, HZ), 0);
+	t = kthread_run(destroy_thread, &priv->id, "ibcm_kunit_destroy");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids);	/* still there */
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(b->returned));
+	complete(&b->release);
+	for (i = 0; i < 2000 && cm_ids_live() != ids - 1; i++)
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids - 1);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(b->returned));
+}
+
+/* One id's handler destroys another id: no deadlock, both gone. */
+static void ibcm_destroy_from_other_handler(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct block_ctx *b = block_new(test);
+	struct cm_id_priv *a = block_id(test, fd, b);
+	struct ib_cm_id *victim = ib_create_cm_id(&fd->ib, nop_handler, NULL);
+	long ids;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(victim));
+	ids = cm_ids_live();
+	b->victim = victim;
+	set_state(a, IB_CM_REQ_SENT);
+	cm_send_timeout(a, IB_CM_REQ_SENT, CM_REQ_ATTR_ID);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&b->entered, HZ), 0);
+	cm_test_flush();
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(b->returned));
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids - 1);
+	ib_destroy_cm_id(&a->id);
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids - 2);
+}
+
 /* ---- service ids, reject strings, timeouts ---- */
 
 struct svc_case {
@@ -1027,6 +1123,8 @@ static struct kunit_case ibcm_conn_cases[] = {
 	KUNIT_CASE(ibcm_handler_destroys),
 	KUNIT_CASE(ibcm_mra_delayed),
 	KUNIT_CASE(ibcm_notify_established),
+	KUNIT_CASE(ibcm_destroy_waits_for_handler),
+	KUNIT_CASE(ibcm_destroy_from_other_handler),
 	{}
 };
 
