@@ -104,9 +104,11 @@ make -s -C "$ORCM_REPO" progs >&2 ||
 # (tests/parity/cm_parity.ko), which use exported calls alone.
 BUILT=$("$ORCM_REPO/tools/build-modules.sh" uml) ||
 	fail_all "our modules do not build for UML (log: $(orcm_ours_dir uml).log)"
-OURS_DIR=''
+# ORCM_OURS_DIR is set for both stacks: the stock run's scripts may load one
+# of ours by hand (tests/e2e/ibcm-stock-rdmacm.sh: our ib_cm under the stock
+# rdma_cm); init.sh loads ours only for --stack ours.
+OURS_DIR=$BUILT
 if [ "$stack" = ours ]; then
-	OURS_DIR=$BUILT
 	for t in $kunit_list; do
 		[ -f "$OURS_DIR/tests/kunit/$t.ko" ] || log "warning: $t.ko was not built (CONFIG_KUNIT?)"
 	done

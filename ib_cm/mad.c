@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_cm MAD I/O: address vectors of ids, sending CM MADs (with the MAD
+ * layer's retries for those that wait for an answer), stateless replies
+ * built from a received work completion, the send completion handler
+ * (timeouts become REQ/REP/DREQ/SIDR_REQ errors) and the receive handler,
+ * which parses and validates every MAD before dispatching it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/visibility.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+
+#include "cm_priv.h"
+
+/* An IBA time value (4.096 us * 2^t) in milliseconds, at least 1. */
+unsigned int cm_time_ms(u8 iba_time)
+{
+	if (iba_time > 31)
+		iba_time = 31;
+	return iba_time <= 8 ? 1 : 1U << (iba_time - 8);
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_time_ms);
+
+/*
+ * How long to wait for the answer to a message: the round trip (twice
+ * the packet life time) plus the time the peer said it may take.
+ */
+unsigned int cm_msg_timeout_ms(u8 packet_life_time, u8 response_timeout)
+{
+	return 2 * cm_time_ms(packet_life_time) + cm_time_ms(response_timeout);
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_msg_timeout_ms);
+
+__be64 cm_new_tid(struct cm_port *port)
+{
+	static atomic_t tid_lo = ATOMIC_INIT(0);
+	u32 hi = 0;
+
+	spin_lock(&port->agent_lock);
+	if (port->agent)
+		hi = port->agent->hi_tid;
+	spin_unlock(&port->agent_lock);
+	return cpu_to_be64((u64)hi << 32 | (u32)atomic_inc_return(&tid_lo));
+}
+
+/*
+ * Give @priv its address vector (data path and MADs) from @path. Process
+ * context, before the id is used by the receive path.
+ */
+int cm_set_av_from_path(struct cm_id_priv *priv, struct sa_path_rec *path,
+			const struct ib_gid_attr *sgid_attr)
+{
+	struct ib_device *dev = priv->id.device;
+	struct cm_port *port = NULL;
+	struct ib_mad_agent *agent;
+	struct ib_ah *ah;
+	u32 p;
+	int ret;
+
+	if (sgid_attr) {
+		p = sgid_attr->port_num;
+	} else {
+		/* IB: the port whose GID table holds the path's SGID. */
+		const struct ib_gid_attr *attr;
+
+		attr = rdma_find_gid(dev, &path->sgid, IB_GID_TYPE_IB, NULL);
+		if (IS_ERR(attr))
+			return PTR_ERR(attr);
+		p = attr->port_num;
+		rdma_put_gid_attr(attr);
+	}
+	port = cm_port_of(priv->cm_dev, p);
+	if (!port)
+		return -EINVAL;
+	ret = ib_find_cached_pkey(dev, p, be16_to_cpu(path->pkey),
+				  &priv->pkey_index);
+	if (ret)
+		return ret;
+	ret = ib_init_ah_attr_from_path(dev, p, path, &priv->ah_attr,
+					sgid_attr);
+	if (ret)
+		return ret;
+	priv->has_av = true;
+	priv->port = port;
+	priv->packet_life_time = path->packet_life_time;
+	priv->path_mtu = path->mtu;
+
+	spin_lock(&port->agent_lock);
+	agent = port->agent;
+	spin_unlock(&port->agent_lock);
+	if (!agent)
+		return -ENODEV;
+	/* The agent's PD outlives us: ib_mad closes the port after us. */
+	ah = rdma_create_ah(agent->qp->pd, &priv->ah_attr,
+			    RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah))
+		return PTR_ERR(ah);
+	priv->mad_ah = ah;
+	return 0;
+}
+
+/* Address @priv back to the sender of a received MAD (SIDR). */
+int cm_set_av_from_wc(struct cm_id_priv *priv, struct cm_port *port,
+		      struct ib_mad_recv_wc *wc)
+{
+	struct ib_mad_agent *agent;
+	struct ib_ah *ah;
+	int ret;
+
+	ret = ib_init_ah_attr_from_wc(priv->id.device, port->port_num, wc->wc,
+				      wc->recv_buf.grh, &priv->ah_attr);
+	if (ret)
+		return ret;
+	priv->has_av = true;
+	priv->port = port;
+	priv->pkey_index = wc->wc->pkey_index;
+	spin_lock(&port->agent_lock);
+	agent = port->agent;
+	spin_unlock(&port->agent_lock);
+	if (!agent)
+		return -ENODEV;
+	ah = rdma_create_ah(agent->qp->pd, &priv->ah_attr,
+			    RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah))
+		return PTR_ERR(ah);
+	priv->mad_ah = ah;
+	return 0;
+}
+
+static struct ib_mad_send_buf *cm_alloc_msg(struct cm_port *port,
+					    u16 pkey_index,
+					    const struct cm_msg *msg)
+{
+	struct ib_mad_send_buf *buf;
+
+	lockdep_assert_held(&port->agent_lock);
+	if (!port->agent)
+		return ERR_PTR(-ENODEV);
+	buf = ib_create_send_mad(port->agent, 1, pkey_index, 0,
+				 IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA,
+				 GFP_ATOMIC, IB_MGMT_BASE_VERSION);
+	if (IS_ERR(buf))
+		return buf;
+	cm_msg_build(buf->mad, msg);
+	return buf;
+}
+
+static int cm_post(struct ib_mad_send_buf *buf)
+{
+	int ret = ib_post_send_mad(buf, NULL);
+
+	if (ret) {
+		cm_count(CM_CNT_TX_ERR);
+		ib_free_send_mad(buf);
+	} else {
+		cm_count(CM_CNT_TX);
+	}
+	return ret;
+}
+
+/**
+ * cm_send - send @msg to the id's peer
+ * @priv: the id, locked, with its address vector set
+ * @msg: what to send
+ * @timeout_ms: 0 for a message that waits for nothing; else the time to
+ *	wait for its answer before each of @retries resends, and the id's
+ *	@msg until it is answered, cancelled or timed out
+ * @retries: resends
+ * @keep: keep a copy in @last_mad, resent for a duplicate request
+ */
+int cm_send(struct cm_id_priv *priv, const struct cm_msg *msg,
+	    unsigned int timeout_ms, int retries, bool keep)
+{
+	struct ib_mad_send_buf *buf;
+	int ret;
+
+	lockdep_assert_held(&priv->lock);
+	if (!priv->mad_ah)
+		return -EINVAL;
+	spin_lock(&priv->port->agent_lock);
+	buf = cm_alloc_msg(priv->port, priv->pkey_index, msg);
+	spin_unlock(&priv->port->agent_lock);
+	if (IS_ERR(buf)) {
+		cm_count(CM_CNT_TX_ERR);
+		return PTR_ERR(buf);
+	}
+	buf->ah = priv->mad_ah;
+	buf->timeout_ms = timeout_ms;
+	buf->retries = timeout_ms ? retries : 0;
+	buf->context[0] = priv;
+	buf->context[1] = (void *)(uintptr_t)priv->id.state;
+	if (keep) {
+		if (!priv->last_mad)
+			priv->last_mad = kmalloc(CM_MAD_SIZE, GFP_ATOMIC);
+		if (priv->last_mad)
+			memcpy(priv->last_mad, buf->mad, CM_MAD_SIZE);
+		priv->mra_delayed = false;
+	}
+	cm_get(priv);
+	ret = cm_post(buf);
+	if (ret) {
+		refcount_dec(&priv->refcount);	/* ours still holds one */
+		return ret;
+	}
+	if (timeout_ms) {
+		cm_cancel_msg(priv);
+		priv->msg = buf;
+	}
+	return 0;
+}
+
+/* Send the kept copy of our last REP, MRA, RTU or DREP once more. */
+int cm_resend_last(struct cm_id_priv *priv)
+{
+	struct ib_mad_send_buf *buf;
+	struct cm_msg none = {};
+
+	lockdep_assert_held(&priv->lock);
+	if (!priv->last_mad || !priv->mad_ah)
+		return -ENOENT;
+	spin_lock(&priv->port->agent_lock);
+	buf = cm_alloc_msg(priv->port, priv->pkey_index, &none);
+	spin_unlock(&priv->port->agent_lock);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	memcpy(buf->mad, priv->last_mad, CM_MAD_SIZE);
+	buf->ah = priv->mad_ah;
+	buf->context[0] = priv;
+	buf->context[1] = (void *)(uintptr_t)priv->id.state;
+	cm_get(priv);
+	if (cm_post(buf)) {
+		refcount_dec(&priv->refcount);
+		return -EIO;
+	}
+	priv->mra_delayed = false;
+	return 0;
+}
+
+/*
+ * Answer a received MAD without an id (REJ to a REQ nobody takes, APR to
+ * a LAP): address it from the work completion.
+ */
+void cm_send_reply_from_wc(struct cm_port *port, struct ib_mad_recv_wc *wc,
+			   const struct cm_msg *msg)
+{
+	struct ib_mad_send_buf *buf;
+	struct ib_mad_agent *agent;
+	struct ib_ah *ah;
+
+	/* Called from the agent's receive handler: the agent stays. */
+	spin_lock(&port->agent_lock);
+	agent = port->agent;
+	spin_unlock(&port->agent_lock);
+	if (!agent)
+		return;
+	ah = ib_create_ah_from_wc(agent->qp->pd, wc->wc, wc->recv_buf.grh,
+				  port->port_num);
+	if (IS_ERR(ah)) {
+		cm_count(CM_CNT_TX_ERR);
+		return;
+	}
+	spin_lock(&port->agent_lock);
+	buf = cm_alloc_msg(port, wc->wc->pkey_index, msg);
+	spin_unlock(&port->agent_lock);
+	if (IS_ERR(buf)) {
+		cm_count(CM_CNT_TX_ERR);
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+		return;
+	}
+	buf->ah = ah;
+	buf->context[0] = NULL;
+	buf->context[1] = ah;		/* destroyed by the send handler */
+	if (cm_post(buf))
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+}
+
+void cm_send_handler(struct ib_mad_agent *agent,
+		     struct ib_mad_send_wc *send_wc)
+{
+	struct ib_mad_send_buf *buf = send_wc->send_buf;
+	struct cm_id_priv *priv = buf->context[0];
+	enum ib_cm_state state;
+	__be16 attr_id;
+	bool timed_out;
+
+	if (!priv) {
+		rdma_destroy_ah(buf->context[1], RDMA_DESTROY_AH_SLEEPABLE);
+		ib_free_send_mad(buf);
+		return;
+	}
+	state = (enum ib_cm_state)(uintptr_t)buf->context[1];
+	attr_id = ((struct ib_mad_hdr *)buf->mad)->attr_id;
+	timed_out = send_wc->status != IB_WC_SUCCESS &&
+		    send_wc->status != IB_WC_WR_FLUSH_ERR;
+
+	spin_lock(&priv->lock);
+	if (priv->msg != buf) {
+		timed_out = false;
+	} else {
+		priv->msg = NULL;
+		/* An MRA moved us on, but it is the same request waiting. */
+		if (priv->id.state != state &&
+		    !(state == IB_CM_REQ_SENT &&
+		      priv->id.state == IB_CM_MRA_REQ_RCVD) &&
+		    !(state == IB_CM_REP_SENT &&
+		      priv->id.state == IB_CM_MRA_REP_RCVD))
+			timed_out = false;
+		state = priv->id.state;
+	}
+	spin_unlock(&priv->lock);
+	ib_free_send_mad(buf);
+	if (timed_out) {
+		cm_count(CM_CNT_TIMEOUT);
+		cm_send_timeout(priv, state, attr_id);
+	}
+	cm_put(priv);
+}
+
+/* Our request ran out of retries: tell the user, as the state says. */
+void cm_send_timeout(struct cm_id_priv *priv, enum ib_cm_state state,
+		     __be16 attr_id)
+{
+	enum ib_cm_event_type type;
+	struct cm_event_elem *elem;
+
+	switch (state) {
+	case IB_CM_REQ_SENT:
+	case IB_CM_MRA_REQ_RCVD:
+		type = IB_CM_REQ_ERROR;
+		break;
+	case IB_CM_REP_SENT:
+	case IB_CM_MRA_REP_RCVD:
+		type = IB_CM_REP_ERROR;
+		break;
+	case IB_CM_DREQ_SENT:
+		type = IB_CM_DREQ_ERROR;
+		break;
+	case IB_CM_SIDR_REQ_SENT:
+		type = IB_CM_SIDR_REQ_ERROR;
+		break;
+	default:
+		return;
+	}
+	elem = cm_event_alloc(type, GFP_KERNEL);
+	spin_lock(&priv->lock);
+	if (priv->id.state != state || priv->destroying) {
+		spin_unlock(&priv->lock);
+		kfree(elem);
+		return;
+	}
+	if (type == IB_CM_DREQ_ERROR)
+		cm_enter_timewait(priv);
+	else
+		priv->id.state = IB_CM_IDLE;
+	spin_unlock(&priv->lock);
+	if (type != IB_CM_DREQ_ERROR)
+		cm_unlink_remote(priv);
+	if (!elem)
+		return;
+	elem->ev.param.send_status = IB_WC_RESP_TIMEOUT_ERR;
+	cm_queue_event(priv, elem);
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_send_timeout);
+
+/* Dispatch one parsed MAD. */
+void cm_recv_msg(struct cm_port *port, struct ib_mad_recv_wc *wc,
+		 struct cm_msg *msg)
+{
+	switch (be16_to_cpu(msg->attr_id)) {
+	case 0x10:
+		cm_recv_req(port, wc, msg);
+		break;
+	case 0x11:
+		cm_recv_mra(port, msg);
+		break;
+	case 0x12:
+		cm_recv_rej(port, msg);
+		break;
+	case 0x13:
+		cm_recv_rep(port, msg);
+		break;
+	case 0x14:
+		cm_recv_rtu(port, msg);
+		break;
+	case 0x15:
+		cm_recv_dreq(port, wc, msg);
+		break;
+	case 0x16:
+		cm_recv_drep(port, msg);
+		break;
+	case 0x17:
+		cm_recv_sidr_req(port, wc, msg);
+		break;
+	case 0x18:
+		cm_recv_sidr_rep(port, msg);
+		break;
+	case 0x19:
+		cm_recv_lap(port, wc, msg);
+		break;
+	default:	/* APR: we never send a LAP */
+		cm_count(CM_CNT_RX_LAP_APR);
+		break;
+	}
+}
+
+/**
+ * cm_recv_buf - parse, validate and dispatch one received CM MAD
+ * @port: the port it came in on
+ * @wc: its receive completion (NULL only for MADs that cannot need it:
+ *	the bad-input test feeds malformed MADs and unknown comm ids here)
+ * @buf: the MAD
+ * @len: its length
+ *
+ * Whatever is dropped is counted (debugfs ib_cm/counters).
+ */
+void cm_recv_buf(struct cm_port *port, struct ib_mad_recv_wc *wc,
+		 const void *buf, size_t len)
+{
+	struct cm_msg *msg;
+	int ret;
+
+	cm_count(CM_CNT_RX);
+	msg = kmalloc(sizeof(*msg), GFP_KERNEL);
+	if (!msg) {
+		cm_count(CM_CNT_RX_NOMEM);
+		return;
+	}
+	ret = cm_msg_parse(buf, len, msg);
+	if (ret == -ENOMSG) {
+		cm_count(CM_CNT_RX_UNKNOWN_ATTR);
+	} else if (ret) {
+		cm_count(CM_CNT_RX_MALFORMED);
+		pr_debug("dropped a malformed %s: %d\n",
+			 cm_attr_name(msg->attr_id), ret);
+	} else {
+		cm_recv_msg(port, wc, msg);
+	}
+	kfree(msg);
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_recv_buf);
+
+void cm_recv_handler(struct ib_mad_agent *agent,
+		     struct ib_mad_send_buf *send_buf,
+		     struct ib_mad_recv_wc *recv_wc)
+{
+	cm_recv_buf(agent->context, recv_wc, recv_wc->recv_buf.mad,
+		    recv_wc->mad_len);
+	ib_free_recv_mad(recv_wc);
+}

@@ -1,0 +1,1145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for openrdma-cm ib_cm.ko: the wire format of every CM MAD
+ * (built and parsed back, field by field; byte positions of key fields),
+ * the parser's refusal of malformed and truncated MADs, the receive path
+ * fed bad input (dropped and counted, no crash), service id matching,
+ * listeners shared by ib_cm_insert_listen() on a device of the test's own,
+ * the reject reason strings and the timeouts derived from IBA times.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/unaligned.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_mad.h>
+
+#include "ib_cm/cm_priv.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+/* ---- wire format: build, parse back, compare ---- */
+
+static void fill_pd(u8 *pd, size_t n, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		pd[i] = seed + i * 7;
+}
+
+static void fill_path(struct cm_path_info *p, u8 seed)
+{
+	p->local_lid = cpu_to_be16(0x1200 + seed);
+	p->remote_lid = cpu_to_be16(0x3400 + seed);
+	memset(p->local_gid.raw, 0xa0 + seed, 16);
+	memset(p->remote_gid.raw, 0xb0 + seed, 16);
+	p->flow_label = 0xabcde;		/* 20 bits */
+	p->packet_rate = 0x2a;			/* 6 bits */
+	p->traffic_class = 0x5c;
+	p->hop_limit = 0x40 + seed;
+	p->sl = 0xb;				/* 4 bits */
+	p->subnet_local = 1;
+	p->local_ack_timeout = 0x13;		/* 5 bits */
+}
+
+static void case_req(struct cm_msg *m)
+{
+	struct cm_req_info *r = &m->req;
+
+	m->attr_id = CM_REQ_ATTR_ID;
+	m->attr_mod = cpu_to_be32(0x11223344);	/* ECE attr_mod */
+	r->local_comm_id = cpu_to_be32(0xdeadbeef);
+	r->vendor_id = 0x123456;
+	r->service_id = cpu_to_be64(0x0000000001060abcULL);
+	r->local_ca_guid = cpu_to_be64(0x0002c90300a1b2c3ULL);
+	r->local_qkey = 0x80010000;
+	r->local_qpn = 0xabcdef;
+	r->responder_resources = 0x10;
+	r->local_eecn = 0x654321;
+	r->initiator_depth = 0x08;
+	r->remote_eecn = 0x111111;
+	r->remote_cm_response_timeout = 20;
+	r->transport_type = CM_TRANSPORT_UC;
+	r->flow_control = 1;
+	r->starting_psn = 0x7fedcb;
+	r->local_cm_response_timeout = 19;
+	r->retry_count = 7;
+	r->pkey = 0xffff;
+	r->path_mtu = IB_MTU_4096;
+	r->rdc_exists = 1;
+	r->rnr_retry_count = 6;
+	r->max_cm_retries = 15;
+	r->srq = 1;
+	r->ext_transport_type = 0;
+	fill_path(&r->primary, 1);
+	fill_path(&r->alternate, 2);
+	fill_pd(r->private_data, sizeof(r->private_data), 3);
+}
+
+static void case_req_xrc(struct cm_msg *m)
+{
+	case_req(m);
+	m->req.transport_type = CM_TRANSPORT_EXT;
+	m->req.ext_transport_type = CM_EXT_TRANSPORT_XRC;
+	m->req.path_mtu = IB_MTU_256;
+	m->req.srq = 0;
+}
+
+static void case_mra(struct cm_msg *m)
+{
+	m->attr_id = CM_MRA_ATTR_ID;
+	m->mra.local_comm_id = cpu_to_be32(0x01020304);
+	m->mra.remote_comm_id = cpu_to_be32(0x05060708);
+	m->mra.msg_mraed = CM_MSG_REP;
+	m->mra.service_timeout = 0x18;
+	fill_pd(m->mra.private_data, sizeof(m->mra.private_data), 9);
+}
+
+static void case_rej(struct cm_msg *m)
+{
+	m->attr_id = CM_REJ_ATTR_ID;
+	m->rej.local_comm_id = cpu_to_be32(0x0a0b0c0d);
+	m->rej.remote_comm_id = cpu_to_be32(0x0e0f1011);
+	m->rej.msg_rejected = CM_MSG_REQ;
+	m->rej.ari_length = IB_CM_REJ_ARI_LENGTH;
+	m->rej.reason = IB_CM_REJ_CONSUMER_DEFINED;
+	fill_pd(m->rej.ari, sizeof(m->rej.ari), 4);
+	fill_pd(m->rej.private_data, sizeof(m->rej.private_data), 5);
+}
+
+static void case_rep(struct cm_msg *m)
+{
+	struct cm_rep_info *r = &m->rep;
+
+	m->attr_id = CM_REP_ATTR_ID;
+	m->attr_mod = cpu_to_be32(0x55667788);
+	r->local_comm_id = cpu_to_be32(0x1);
+	r->remote_comm_id = cpu_to_be32(0xffffffff);
+	r->local_qkey = 0x12345678;
+	r->local_qpn = 0x00fffe;
+	r->local_eecn = 0x123456;
+	r->starting_psn = 0xfedcba;
+	r->vendor_id = 0xa1b2c3;
+	r->responder_resources = 0x80;
+	r->initiator_depth = 0x7f;
+	r->target_ack_delay = 0x1f;
+	r->failover_accepted = 2;
+	r->flow_control = 1;
+	r->rnr_retry_count = 7;
+	r->srq = 1;
+	r->local_ca_guid = cpu_to_be64(0x1122334455667788ULL);
+	fill_pd(r->private_data, sizeof(r->private_data), 6);
+}
+
+static void case_disc(struct cm_msg *m, __be16 attr, size_t pd_len)
+{
+	m->attr_id = attr;
+	m->disc.local_comm_id = cpu_to_be32(0x31323334);
+	m->disc.remote_comm_id = cpu_to_be32(0x41424344);
+	if (attr == CM_DREQ_ATTR_ID)
+		m->disc.remote_qpn = 0x00c0de;
+	fill_pd(m->disc.private_data, pd_len, 7);
+}
+
+static void case_rtu(struct cm_msg *m)
+{
+	case_disc(m, CM_RTU_ATTR_ID, IB_CM_RTU_PRIVATE_DATA_SIZE);
+}
+
+static void case_dreq(struct cm_msg *m)
+{
+	case_disc(m, CM_DREQ_ATTR_ID, IB_CM_DREQ_PRIVATE_DATA_SIZE);
+}
+
+static void case_drep(struct cm_msg *m)
+{
+	case_disc(m, CM_DREP_ATTR_ID, IB_CM_DREP_PRIVATE_DATA_SIZE);
+}
+
+static void case_sidr_req(struct cm_msg *m)
+{
+	m->attr_id = CM_SIDR_REQ_ATTR_ID;
+	m->sidr_req.request_id = cpu_to_be32(0x99887766);
+	m->sidr_req.pkey = 0x8001;
+	m->sidr_req.service_id = cpu_to_be64(0x0000000001111234ULL);
+	fill_pd(m->sidr_req.private_data, sizeof(m->sidr_req.private_data), 8);
+}
+
+static void case_sidr_rep(struct cm_msg *m)
+{
+	struct cm_sidr_rep_info *r = &m->sidr_rep;
+
+	m->attr_id = CM_SIDR_REP_ATTR_ID;
+	r->request_id = cpu_to_be32(0x99887766);
+	r->status = IB_SIDR_REJECT;
+	r->info_length = IB_CM_SIDR_REP_INFO_LENGTH;
+	r->vendor_id = 0xcafe42;
+	r->qpn = 0x000123;
+	r->service_id = cpu_to_be64(0x0000000001111234ULL);
+	r->qkey = 0x01234567;
+	fill_pd(r->info, sizeof(r->info), 10);
+	fill_pd(r->private_data, sizeof(r->private_data), 11);
+}
+
+static void case_lap(struct cm_msg *m)
+{
+	m->attr_id = CM_LAP_ATTR_ID;
+	m->lap.local_comm_id = cpu_to_be32(0x10203040);
+	m->lap.remote_comm_id = cpu_to_be32(0x50607080);
+	m->lap.remote_qpn = 0x00abcd;
+}
+
+static void case_apr(struct cm_msg *m)
+{
+	m->attr_id = CM_APR_ATTR_ID;
+	m->apr.local_comm_id = cpu_to_be32(0x10203040);
+	m->apr.remote_comm_id = cpu_to_be32(0x50607080);
+	m->apr.info_length = 5;
+	m->apr.status = IB_CM_APR_UNSUPPORTED;
+	fill_pd(m->apr.info, sizeof(m->apr.info), 12);
+	fill_pd(m->apr.private_data, sizeof(m->apr.private_data), 13);
+}
+
+struct rt_case {
+	const char *name;
+	void (*fill)(struct cm_msg *m);
+};
+
+static const struct rt_case rt_cases[] = {
+	{ "REQ", case_req }, { "REQ-XRC", case_req_xrc }, { "MRA", case_mra },
+	{ "REJ", case_rej }, { "REP", case_rep }, { "RTU", case_rtu },
+	{ "DREQ", case_dreq }, { "DREP", case_drep },
+	{ "SIDR_REQ", case_sidr_req }, { "SIDR_REP", case_sidr_rep },
+	{ "LAP", case_lap }, { "APR", case_apr },
+};
+
+static void rt_desc(const struct rt_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rt, rt_cases, rt_desc);
+
+static struct cm_msg *new_msg(struct kunit *test)
+{
+	struct cm_msg *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	return m;
+}
+
+static void *new_mad(struct kunit *test)
+{
+	void *mad = kunit_kzalloc(test, CM_MAD_SIZE, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, mad);
+	return mad;
+}
+
+/* Every type: build, parse back, the same message; the MAD header right. */
+static void ibcm_msg_round_trip(struct kunit *test)
+{
+	const struct rt_case *c = test->param_value;
+	struct cm_msg *in = new_msg(test), *out = new_msg(test);
+	struct ib_mad_hdr *hdr = new_mad(test);
+
+	c->fill(in);
+	in->tid = cpu_to_be64(0x0123456789abcdefULL);
+	cm_msg_build(hdr, in);
+	KUNIT_EXPECT_EQ(test, hdr->base_version, IB_MGMT_BASE_VERSION);
+	KUNIT_EXPECT_EQ(test, hdr->mgmt_class, IB_MGMT_CLASS_CM);
+	KUNIT_EXPECT_EQ(test, hdr->class_version, CM_CLASS_VERSION);
+	KUNIT_EXPECT_EQ(test, hdr->method, IB_MGMT_METHOD_SEND);
+	KUNIT_EXPECT_EQ(test, hdr->attr_id, in->attr_id);
+	KUNIT_EXPECT_EQ(test, hdr->tid, in->tid);
+	KUNIT_ASSERT_EQ(test, cm_msg_parse(hdr, CM_MAD_SIZE, out), 0);
+	KUNIT_EXPECT_MEMEQ(test, in, out, sizeof(*in));
+}
+
+/* REQ field by field, and the byte positions IBTA gives some of them. */
+static void ibcm_msg_req_fields(struct kunit *test)
+{
+	struct cm_msg *in = new_msg(test), *out = new_msg(test);
+	const struct cm_req_info *a = &in->req, *b = &out->req;
+	u8 *mad = new_mad(test);
+
+	case_req(in);
+	cm_msg_build(mad, in);
+	KUNIT_ASSERT_EQ(test, cm_msg_parse(mad, CM_MAD_SIZE, out), 0);
+	KUNIT_EXPECT_EQ(test, b->local_comm_id, a->local_comm_id);
+	KUNIT_EXPECT_EQ(test, b->vendor_id, a->vendor_id);
+	KUNIT_EXPECT_EQ(test, b->service_id, a->service_id);
+	KUNIT_EXPECT_EQ(test, b->local_ca_guid, a->local_ca_guid);
+	KUNIT_EXPECT_EQ(test, b->local_qkey, a->local_qkey);
+	KUNIT_EXPECT_EQ(test, b->local_qpn, a->local_qpn);
+	KUNIT_EXPECT_EQ(test, b->responder_resources, a->responder_resources);
+	KUNIT_EXPECT_EQ(test, b->initiator_depth, a->initiator_depth);
+	KUNIT_EXPECT_EQ(test, b->remote_cm_response_timeout,
+			a->remote_cm_response_timeout);
+	KUNIT_EXPECT_EQ(test, b->transport_type, a->transport_type);
+	KUNIT_EXPECT_EQ(test, b->flow_control, a->flow_control);
+	KUNIT_EXPECT_EQ(test, b->starting_psn, a->starting_psn);
+	KUNIT_EXPECT_EQ(test, b->local_cm_response_timeout,
+			a->local_cm_response_timeout);
+	KUNIT_EXPECT_EQ(test, b->retry_count, a->retry_count);
+	KUNIT_EXPECT_EQ(test, b->pkey, a->pkey);
+	KUNIT_EXPECT_EQ(test, b->path_mtu, a->path_mtu);
+	KUNIT_EXPECT_EQ(test, b->rnr_retry_count, a->rnr_retry_count);
+	KUNIT_EXPECT_EQ(test, b->max_cm_retries, a->max_cm_retries);
+	KUNIT_EXPECT_EQ(test, b->srq, a->srq);
+	KUNIT_EXPECT_EQ(test, b->primary.local_lid, a->primary.local_lid);
+	KUNIT_EXPECT_EQ(test, b->primary.remote_lid, a->primary.remote_lid);
+	KUNIT_EXPECT_MEMEQ(test, &b->primary.local_gid, &a->primary.local_gid,
+			   16);
+	KUNIT_EXPECT_MEMEQ(test, &b->primary.remote_gid,
+			   &a->primary.remote_gid, 16);
+	KUNIT_EXPECT_EQ(test, b->primary.flow_label, a->primary.flow_label);
+	KUNIT_EXPECT_EQ(test, b->primary.packet_rate, a->primary.packet_rate);
+	KUNIT_EXPECT_EQ(test, b->primary.traffic_class,
+			a->primary.traffic_class);
+	KUNIT_EXPECT_EQ(test, b->primary.hop_limit, a->primary.hop_limit);
+	KUNIT_EXPECT_EQ(test, b->primary.sl, a->primary.sl);
+	KUNIT_EXPECT_EQ(test, b->primary.local_ack_timeout,
+			a->primary.local_ack_timeout);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(out->attr_mod), 0x11223344U);
+	KUNIT_EXPECT_MEMEQ(test, b->private_data, a->private_data,
+			   IB_CM_REQ_PRIVATE_DATA_SIZE);
+
+	/* IBTA table 106 (offsets after the 24-byte MAD header). */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(mad + 24), 0xdeadbeefU);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be64(mad + 24 + 8),
+			0x0000000001060abcULL);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(mad + 24 + 32) >> 8,
+			0xabcdefU);
+	KUNIT_EXPECT_EQ(test, mad[24 + 35], 0x10);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(mad + 24 + 48), 0xffff);
+	KUNIT_EXPECT_EQ(test, mad[24 + 50] >> 4, IB_MTU_4096);
+	KUNIT_EXPECT_EQ(test, mad[24 + 56], 0xa1);	/* primary local GID */
+	KUNIT_EXPECT_EQ(test, mad[24 + 140], 3);	/* private data */
+}
+
+/* REP: the ECE vendor id split in three bytes, the comm ids, PSN. */
+static void ibcm_msg_rep_fields(struct kunit *test)
+{
+	struct cm_msg *in = new_msg(test), *out = new_msg(test);
+	u8 *mad = new_mad(test);
+
+	case_rep(in);
+	cm_msg_build(mad, in);
+	KUNIT_ASSERT_EQ(test, cm_msg_parse(mad, CM_MAD_SIZE, out), 0);
+	KUNIT_EXPECT_EQ(test, out->rep.vendor_id, 0xa1b2c3U);
+	KUNIT_EXPECT_EQ(test, mad[24 + 15], 0xa1);
+	KUNIT_EXPECT_EQ(test, mad[24 + 19], 0xb2);
+	KUNIT_EXPECT_EQ(test, mad[24 + 23], 0xc3);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(mad + 24 + 20) >> 8,
+			0xfedcbaU);
+	KUNIT_EXPECT_EQ(test, out->rep.local_comm_id, in->rep.local_comm_id);
+	KUNIT_EXPECT_EQ(test, out->rep.remote_comm_id, in->rep.remote_comm_id);
+	KUNIT_EXPECT_EQ(test, out->rep.failover_accepted, 2);
+	KUNIT_EXPECT_EQ(test, out->rep.target_ack_delay, 0x1f);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(out->attr_mod), 0x55667788U);
+}
+
+/* ---- malformed MADs: refused, with the reason ---- */
+
+struct bad_case {
+	const char *name;
+	void (*fill)(struct cm_msg *m);
+	void (*spoil)(u8 *mad);
+	size_t len;
+	int want;
+};
+
+static void spoil_none(u8 *mad) { }
+static void spoil_base(u8 *mad) { mad[0] = 2; }
+static void spoil_class(u8 *mad) { mad[1] = IB_MGMT_CLASS_SUBN_ADM; }
+static void spoil_version(u8 *mad) { mad[2] = 1; }
+static void spoil_method(u8 *mad) { mad[3] = IB_MGMT_METHOD_GET; }
+static void spoil_attr(u8 *mad) { put_unaligned_be16(0x0030, mad + 16); }
+static void spoil_req_rd(u8 *mad) { mad[24 + 43] = (mad[24 + 43] & ~0x06) | 0x04; }
+static void spoil_req_mtu0(u8 *mad) { mad[24 + 50] &= 0x0f; }
+static void spoil_req_mtu7(u8 *mad) { mad[24 + 50] = (mad[24 + 50] & 0x0f) | 0x70; }
+static void spoil_req_ext(u8 *mad) { mad[24 + 43] |= 0x06; mad[24 + 51] &= ~0x07; }
+static void spoil_req_comm0(u8 *mad) { memset(mad + 24, 0, 4); }
+static void spoil_rej_ari(u8 *mad) { mad[24 + 9] = 73 << 1; }
+static void spoil_rej_msg(u8 *mad) { mad[24 + 8] |= 0xc0; }
+static void spoil_rej_reason0(u8 *mad) { memset(mad + 24 + 10, 0, 2); }
+static void spoil_mra_msg(u8 *mad) { mad[24 + 8] |= 0xc0; }
+static void spoil_sidr_info(u8 *mad) { mad[24 + 5] = 73; }
+static void spoil_sidr_status(u8 *mad) { mad[24 + 4] = 6; }
+static void spoil_apr_info(u8 *mad) { mad[24 + 8] = 73; }
+static void spoil_rep_comm0(u8 *mad) { memset(mad + 24 + 4, 0, 4); }
+static void spoil_dreq_comm0(u8 *mad) { memset(mad + 24, 0, 4); }
+
+static const struct bad_case bad_cases[] = {
+	{ "truncated-255", case_req, spoil_none, 255, -EMSGSIZE },
+	{ "truncated-24", case_rep, spoil_none, 24, -EMSGSIZE },
+	{ "empty", case_rtu, spoil_none, 0, -EMSGSIZE },
+	{ "base-version", case_req, spoil_base, 256, -EPROTONOSUPPORT },
+	{ "class", case_req, spoil_class, 256, -EPROTONOSUPPORT },
+	{ "class-version", case_rep, spoil_version, 256, -EPROTONOSUPPORT },
+	{ "method", case_dreq, spoil_method, 256, -EPROTONOSUPPORT },
+	{ "unknown-attr", case_rtu, spoil_attr, 256, -ENOMSG },
+	{ "req-rd-transport", case_req, spoil_req_rd, 256, -EPROTONOSUPPORT },
+	{ "req-ext-not-xrc", case_req, spoil_req_ext, 256, -EPROTONOSUPPORT },
+	{ "req-mtu-0", case_req, spoil_req_mtu0, 256, -EINVAL },
+	{ "req-mtu-7", case_req, spoil_req_mtu7, 256, -EINVAL },
+	{ "req-comm-id-0", case_req, spoil_req_comm0, 256, -EINVAL },
+	{ "rej-ari-73", case_rej, spoil_rej_ari, 256, -EINVAL },
+	{ "rej-msg-3", case_rej, spoil_rej_msg, 256, -EINVAL },
+	{ "rej-reason-0", case_rej, spoil_rej_reason0, 256, -EINVAL },
+	{ "mra-msg-3", case_mra, spoil_mra_msg, 256, -EINVAL },
+	{ "sidr-rep-info-73", case_sidr_rep, spoil_sidr_info, 256, -EINVAL },
+	{ "sidr-rep-status-6", case_sidr_rep, spoil_sidr_status, 256, -EINVAL },
+	{ "apr-info-73", case_apr, spoil_apr_info, 256, -EINVAL },
+	{ "rep-comm-id-0", case_rep, spoil_rep_comm0, 256, -EINVAL },
+	{ "dreq-comm-id-0", case_dreq, spoil_dreq_comm0, 256, -EINVAL },
+};
+
+static void bad_desc(const struct bad_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bad, bad_cases, bad_desc);
+
+static void ibcm_msg_malformed(struct kunit *test)
+{
+	const struct bad_case *c = test->param_value;
+	struct cm_msg *in = new_msg(test), *out = new_msg(test);
+	u8 *mad = new_mad(test);
+
+	c->fill(in);
+	cm_msg_build(mad, in);
+	KUNIT_ASSERT_EQ(test, cm_msg_parse(mad, CM_MAD_SIZE, out), 0);
+	c->spoil(mad);
+	KUNIT_EXPECT_EQ(test, cm_msg_parse(mad, c->len, out), c->want);
+}
+
+static void ibcm_msg_null(struct kunit *test)
+{
+	struct cm_msg *out = new_msg(test);
+
+	KUNIT_EXPECT_EQ(test, cm_msg_parse(NULL, CM_MAD_SIZE, out), -EMSGSIZE);
+}
+
+/* ---- a device of the test's own, without MAD agents ---- */
+
+struct fake_dev {
+	struct ib_device ib;
+	struct cm_device *cm;
+	struct cm_port port;
+};
+
+static void fake_dev_release(void *data)
+{
+	struct fake_dev *fd = data;
+
+	cm_test_del_device(fd->cm);
+}
+
+static struct fake_dev *fake_dev_add(struct kunit *test)
+{
+	struct fake_dev *fd = kunit_kzalloc(test, sizeof(*fd), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, fd);
+	fd->cm = kunit_kzalloc(test, struct_size(fd->cm, port, 1), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fd->cm);
+	fd->cm->ib_dev = &fd->ib;
+	fd->cm->num_ports = 1;
+	fd->cm->port[0] = &fd->port;
+	fd->port.cm_dev = fd->cm;
+	fd->port.port_num = 1;
+	spin_lock_init(&fd->port.agent_lock);	/* agent NULL: nothing sent */
+	cm_test_add_device(fd->cm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fake_dev_release,
+							fd), 0);
+	return fd;
+}
+
+static int nop_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
+{
+	return 0;
+}
+
+static int other_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
+{
+	return 0;
+}
+
+static void destroy_id_action(void *id)
+{
+	ib_destroy_cm_id(id);
+}
+
+static struct ib_cm_id *test_create_id(struct kunit *test,
+				       struct fake_dev *fd)
+{
+	struct ib_cm_id *id = ib_create_cm_id(&fd->ib, nop_handler, test);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							destroy_id_action, id),
+			0);
+	return id;
+}
+
+/* ---- the receive path fed bad input: dropped and counted ---- */
+
+struct inject_case {
+	const char *name;
+	void (*fill)(struct cm_msg *m);
+	void (*spoil)(u8 *mad);
+	size_t len;
+	enum cm_counter counter;
+};
+
+static const struct inject_case inject_cases[] = {
+	{ "truncated", case_rep, spoil_none, 200, CM_CNT_RX_MALFORMED },
+	{ "bad-class-version", case_req, spoil_version, 256,
+	  CM_CNT_RX_MALFORMED },
+	{ "rej-bad-ari", case_rej, spoil_rej_ari, 256, CM_CNT_RX_MALFORMED },
+	{ "unknown-attr", case_drep, spoil_attr, 256, CM_CNT_RX_UNKNOWN_ATTR },
+	{ "rep-unknown-comm-id", case_rep, spoil_none, 256,
+	  CM_CNT_RX_UNKNOWN_ID },
+	{ "rtu-unknown-comm-id", case_rtu, spoil_none, 256,
+	  CM_CNT_RX_UNKNOWN_ID },
+	{ "dreq-unknown-comm-id", case_dreq, spoil_none, 256,
+	  CM_CNT_RX_UNKNOWN_ID },
+	{ "drep-unknown-comm-id", case_drep, spoil_none, 256,
+	  CM_CNT_RX_UNKNOWN_ID },
+	{ "mra-unknown-comm-id", case_mra, spoil_none, 256,
+	  CM_CNT_RX_UNKNOWN_ID },
+	{ "rej-unknown-comm-id", case_rej, spoil_none, 256,
+	  CM_CNT_RX_UNKNOWN_ID },
+	{ "sidr-rep-unknown-id", case_sidr_rep, spoil_none, 256,
+	  CM_CNT_RX_UNKNOWN_ID },
+	{ "lap-unknown-comm-id", case_lap, spoil_none, 256,
+	  CM_CNT_RX_UNKNOWN_ID },
+	{ "apr-dropped", case_apr, spoil_none, 256, CM_CNT_RX_LAP_APR },
+	{ "req-no-listener", case_req, spoil_none, 256,
+	  CM_CNT_RX_NO_LISTENER },
+	{ "sidr-req-no-listener", case_sidr_req, spoil_none, 256,
+	  CM_CNT_RX_NO_LISTENER },
+};
+
+static void inject_desc(const struct inject_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(inject, inject_cases, inject_desc);
+
+static void ibcm_recv_bad_input(struct kunit *test)
+{
+	const struct inject_case *c = test->param_value;
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_msg *in = new_msg(test);
+	long before, rx, ids;
+	u8 *mad = new_mad(test);
+
+	c->fill(in);
+	cm_msg_build(mad, in);
+	c->spoil(mad);
+	before = cm_counter_read(c->counter);
+	rx = cm_counter_read(CM_CNT_RX);
+	ids = cm_ids_live();
+	cm_recv_buf(&fd->port, NULL, mad, c->len);
+	KUNIT_EXPECT_EQ(test, cm_counter_read(c->counter), before + 1);
+	KUNIT_EXPECT_EQ(test, cm_counter_read(CM_CNT_RX), rx + 1);
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids);	/* no id made or lost */
+}
+
+/* A REP naming a live id but in the wrong state: dropped, counted. */
+static void ibcm_recv_rep_wrong_state(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct ib_cm_id *id = test_create_id(test, fd);
+	struct cm_msg *in = new_msg(test);
+	u8 *mad = new_mad(test);
+	long before = cm_counter_read(CM_CNT_RX_BAD_STATE);
+
+	case_rep(in);
+	in->rep.remote_comm_id = id->local_id;	/* an idle id */
+	cm_msg_build(mad, in);
+	cm_recv_buf(&fd->port, NULL, mad, CM_MAD_SIZE);
+	KUNIT_EXPECT_EQ(test, cm_counter_read(CM_CNT_RX_BAD_STATE), before + 1);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+}
+
+/* ---- ids and listeners on the test's device ---- */
+
+static void ibcm_create_no_cm_device(struct kunit *test)
+{
+	struct ib_device *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_cm_id(dev, nop_handler, NULL)),
+			-ENODEV);
+}
+
+static void ibcm_listen(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct ib_cm_id *a = test_create_id(test, fd);
+	struct ib_cm_id *b = test_create_id(test, fd);
+	struct ib_cm_id *c = test_create_id(test, fd);
+	__be64 sid = cpu_to_be64(0x0000000001060000ULL | 4791);
+	__be64 sid2 = cpu_to_be64(0x0000000001060000ULL | 4792);
+
+	KUNIT_EXPECT_EQ(test, ib_cm_listen(a, sid), 0);
+	KUNIT_EXPECT_EQ(test, a->state, IB_CM_LISTEN);
+	KUNIT_EXPECT_EQ(test, a->service_id, sid);
+	KUNIT_EXPECT_EQ(test, ib_cm_listen(b, sid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, ib_cm_listen(a, sid2), -EINVAL);
+	/* The assigned range is the CM's own to give out. */
+	KUNIT_EXPECT_EQ(test, ib_cm_listen(b, IB_CM_ASSIGN_SERVICE_ID |
+					   cpu_to_be64(5)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_cm_listen(b, IB_CM_ASSIGN_SERVICE_ID), 0);
+	KUNIT_EXPECT_EQ(test, b->service_id & IB_SERVICE_ID_AGN_MASK,
+			IB_CM_ASSIGN_SERVICE_ID);
+	KUNIT_EXPECT_EQ(test, ib_cm_listen(c, IB_CM_ASSIGN_SERVICE_ID), 0);
+	KUNIT_EXPECT_NE(test, b->service_id, c->service_id);
+}
+
+static void ibcm_insert_listen_shared(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	__be64 sid = cpu_to_be64(0x0000000001060000ULL | 18515);
+	struct ib_cm_id *l1, *l2, *l3;
+	long ids = cm_ids_live();
+
+	l1 = ib_cm_insert_listen(&fd->ib, nop_handler, sid);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(l1));
+	l2 = ib_cm_insert_listen(&fd->ib, nop_handler, sid);
+	KUNIT_EXPECT_PTR_EQ(test, l1, l2);	/* one listener, shared */
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids + 1);
+	l3 = ib_cm_insert_listen(&fd->ib, other_handler, sid);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(l3), -EINVAL);
+	ib_destroy_cm_id(l1);			/* one user left */
+	KUNIT_EXPECT_EQ(test, l2->state, IB_CM_LISTEN);
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids + 1);
+	ib_destroy_cm_id(l2);
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids);
+	/* Gone: the service id is free again. */
+	l1 = ib_cm_insert_listen(&fd->ib, other_handler, sid);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(l1));
+	ib_destroy_cm_id(l1);
+}
+
+/* Calls that need a connection fail cleanly on an idle id. */
+static void ibcm_idle_id_calls(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct ib_cm_id *id = test_create_id(test, fd);
+	struct ib_cm_rep_param rep = {};
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTR };
+	int mask;
+
+	KUNIT_EXPECT_EQ(test, ib_send_cm_rep(id, &rep), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_rtu(id, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_dreq(id, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_drep(id, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_rej(id, IB_CM_REJ_CONSUMER_DEFINED,
+					     NULL, 0, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_mra(id, 20, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_cm_init_qp_attr(id, &attr, &mask), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_cm_notify(id, IB_EVENT_COMM_EST), -EINVAL);
+	/* Oversized private data is refused before any state is looked at. */
+	KUNIT_EXPECT_EQ(test, ib_send_cm_rtu(id, &rep, 225), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_rej(id, IB_CM_REJ_CONSUMER_DEFINED,
+					     &rep, 73, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+}
+
+/* ---- QP attributes, timeouts, MRA, notify: ids put in a state by hand ---- */
+
+#define REC_MAX 8
+
+struct rec_ctx {
+	spinlock_t lock;		/* the fields below */
+	int n;
+	enum ib_cm_event_type type[REC_MAX];
+	enum ib_wc_status status[REC_MAX];
+	int ret;			/* what the handler returns */
+	struct completion got;
+};
+
+static int rec_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
+{
+	struct rec_ctx *ctx = id->context;
+
+	spin_lock(&ctx->lock);
+	if (ctx->n < REC_MAX) {
+		ctx->type[ctx->n] = ev->event;
+		ctx->status[ctx->n] = ev->param.send_status;
+		ctx->n++;
+	}
+	spin_unlock(&ctx->lock);
+	complete(&ctx->got);
+	return ctx->ret;
+}
+
+static struct rec_ctx *rec_new(struct kunit *test)
+{
+	struct rec_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	spin_lock_init(&ctx->lock);
+	init_completion(&ctx->got);
+	return ctx;
+}
+
+/* An id on the test's device, as if a connection had been set up. */
+static struct cm_id_priv *conn_id(struct kunit *test, struct fake_dev *fd,
+				  struct rec_ctx *ctx, bool cleanup)
+{
+	struct ib_cm_id *id = ib_create_cm_id(&fd->ib, rec_handler, ctx);
+	struct cm_id_priv *priv;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	if (cleanup)
+		KUNIT_ASSERT_EQ(test,
+				kunit_add_action_or_reset(test,
+							  destroy_id_action,
+							  id), 0);
+	priv = to_priv(id);
+	priv->port = &fd->port;
+	priv->has_av = true;		/* a zeroed address vector */
+	priv->pkey_index = 3;
+	priv->qp_type = IB_QPT_RC;
+	priv->responder_resources = 4;
+	priv->initiator_depth = 2;
+	priv->path_mtu = IB_MTU_1024;
+	priv->remote_qpn = 0x123;
+	priv->rq_psn = 0x111;
+	priv->sq_psn = 0x222;
+	priv->local_ack_timeout = 17;
+	priv->retry_count = 7;
+	priv->rnr_retry_count = 6;
+	return priv;
+}
+
+static void set_state(struct cm_id_priv *priv, enum ib_cm_state state)
+{
+	spin_lock(&priv->lock);
+	priv->id.state = state;
+	spin_unlock(&priv->lock);
+}
+
+static void ibcm_qp_attr_rc(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_id_priv *priv = conn_id(test, fd, rec_new(test), true);
+	struct ib_qp_attr attr = {};
+	int mask = 0;
+
+	set_state(priv, IB_CM_ESTABLISHED);
+	attr.qp_state = IB_QPS_INIT;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, IB_QP_STATE | IB_QP_ACCESS_FLAGS |
+			IB_QP_PKEY_INDEX | IB_QP_PORT);
+	KUNIT_EXPECT_EQ(test, attr.qp_access_flags, IB_ACCESS_REMOTE_WRITE |
+			IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC);
+	KUNIT_EXPECT_EQ(test, attr.pkey_index, 3);
+	KUNIT_EXPECT_EQ(test, attr.port_num, 1);
+
+	attr.qp_state = IB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	KUNIT_EXPECT_EQ(test, attr.path_mtu, IB_MTU_1024);
+	KUNIT_EXPECT_EQ(test, attr.dest_qp_num, 0x123);
+	KUNIT_EXPECT_EQ(test, attr.rq_psn, 0x111);
+	KUNIT_EXPECT_EQ(test, attr.max_dest_rd_atomic, 4);
+
+	attr.qp_state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+			IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+			IB_QP_MAX_QP_RD_ATOMIC);
+	KUNIT_EXPECT_EQ(test, attr.sq_psn, 0x222);
+	KUNIT_EXPECT_EQ(test, attr.timeout, 17);
+	KUNIT_EXPECT_EQ(test, attr.retry_cnt, 7);
+	KUNIT_EXPECT_EQ(test, attr.rnr_retry, 6);
+	KUNIT_EXPECT_EQ(test, attr.max_rd_atomic, 2);
+
+	attr.qp_state = IB_QPS_SQD;
+	KUNIT_EXPECT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask),
+			-EINVAL);
+	/* Before the REP there is no remote QP to point at. */
+	set_state(priv, IB_CM_REQ_SENT);
+	attr.qp_state = IB_QPS_RTR;
+	KUNIT_EXPECT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask),
+			-EINVAL);
+	attr.qp_state = IB_QPS_INIT;
+	KUNIT_EXPECT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	set_state(priv, IB_CM_IDLE);
+}
+
+static void ibcm_qp_attr_uc(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_id_priv *priv = conn_id(test, fd, rec_new(test), true);
+	struct ib_qp_attr attr = {};
+	int mask = 0;
+
+	priv->qp_type = IB_QPT_UC;
+	set_state(priv, IB_CM_REQ_RCVD);	/* passive, before its REP */
+	attr.qp_state = IB_QPS_INIT;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, attr.qp_access_flags, IB_ACCESS_REMOTE_WRITE);
+	attr.qp_state = IB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			IB_QP_DEST_QPN | IB_QP_RQ_PSN);
+	attr.qp_state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, IB_QP_STATE | IB_QP_SQ_PSN);
+	set_state(priv, IB_CM_IDLE);
+}
+
+static void wait_events(struct kunit *test, struct rec_ctx *ctx, int n)
+{
+	while (READ_ONCE(ctx->n) < n)
+		KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&ctx->got, HZ),
+				0);
+}
+
+/* Out of retries: REQ_ERROR, the id idle; a timeout in another state: none. */
+static void ibcm_req_timeout(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct rec_ctx *ctx = rec_new(test);
+	struct cm_id_priv *priv = conn_id(test, fd, ctx, true);
+
+	set_state(priv, IB_CM_ESTABLISHED);
+	cm_send_timeout(priv, IB_CM_REQ_SENT, CM_REQ_ATTR_ID);	/* stale */
+	set_state(priv, IB_CM_MRA_REQ_RCVD);	/* the REQ was MRAed */
+	cm_send_timeout(priv, IB_CM_MRA_REQ_RCVD, CM_REQ_ATTR_ID);
+	wait_events(test, ctx, 1);
+	cm_test_flush();
+	KUNIT_EXPECT_EQ(test, ctx->n, 1);
+	KUNIT_EXPECT_EQ(test, ctx->type[0], IB_CM_REQ_ERROR);
+	KUNIT_EXPECT_EQ(test, ctx->status[0], IB_WC_RESP_TIMEOUT_ERR);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_IDLE);
+}
+
+/* A DREQ out of retries: DREQ_ERROR, timewait, then TIMEWAIT_EXIT. */
+static void ibcm_dreq_timeout_timewait(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct rec_ctx *ctx = rec_new(test);
+	struct cm_id_priv *priv = conn_id(test, fd, ctx, true);
+
+	priv->packet_life_time = 0;
+	priv->local_ack_timeout = 0;		/* timewait of 3 ms */
+	set_state(priv, IB_CM_DREQ_SENT);
+	cm_send_timeout(priv, IB_CM_DREQ_SENT, CM_DREQ_ATTR_ID);
+	wait_events(test, ctx, 2);
+	KUNIT_EXPECT_EQ(test, ctx->type[0], IB_CM_DREQ_ERROR);
+	KUNIT_EXPECT_EQ(test, ctx->type[1], IB_CM_TIMEWAIT_EXIT);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_IDLE);
+}
+
+/* A handler that returns non-zero has its id destroyed after it returns. */
+static void ibcm_handler_destroys(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct rec_ctx *ctx = rec_new(test);
+	long ids = cm_ids_live();
+	struct cm_id_priv *priv = conn_id(test, fd, ctx, false);
+	int i;
+
+	ctx->ret = -ECONNRESET;
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids + 1);
+	set_state(priv, IB_CM_SIDR_REQ_SENT);
+	cm_send_timeout(priv, IB_CM_SIDR_REQ_SENT, CM_SIDR_REQ_ATTR_ID);
+	wait_events(test, ctx, 1);
+	KUNIT_EXPECT_EQ(test, ctx->type[0], IB_CM_SIDR_REQ_ERROR);
+	for (i = 0; i < 100 && cm_ids_live() != ids; i++)
+		usleep_range(10000, 20000);
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids);
+}
+
+/* MRA with IB_CM_MRA_FLAG_DELAY: the state moves, nothing is sent yet. */
+static void ibcm_mra_delayed(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_id_priv *priv = conn_id(test, fd, rec_new(test), true);
+	u8 pd[IB_CM_MRA_PRIVATE_DATA_SIZE + 1] = {};
+	long tx = cm_counter_read(CM_CNT_TX);
+
+	set_state(priv, IB_CM_REQ_RCVD);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_mra(&priv->id, IB_CM_MRA_FLAG_DELAY |
+					     24, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_MRA_REQ_SENT);
+	KUNIT_EXPECT_TRUE(test, priv->mra_delayed);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_mra(&priv->id, 24, NULL, 0), -EINVAL);
+	set_state(priv, IB_CM_REP_RCVD);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_mra(&priv->id, IB_CM_MRA_FLAG_DELAY |
+					     24, pd, sizeof(pd) - 1), 0);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_MRA_REP_SENT);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_mra(&priv->id, 24, pd, sizeof(pd)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, cm_counter_read(CM_CNT_TX), tx);
+	set_state(priv, IB_CM_IDLE);
+}
+
+/* ib_cm_notify(COMM_EST) before the RTU: USER_ESTABLISHED, from the work. */
+static void ibcm_notify_established(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct rec_ctx *ctx = rec_new(test);
+	struct cm_id_priv *priv = conn_id(test, fd, ctx, true);
+
+	set_state(priv, IB_CM_REP_SENT);
+	KUNIT_EXPECT_EQ(test, ib_cm_notify(&priv->id, IB_EVENT_PATH_MIG),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ib_cm_notify(&priv->id, IB_EVENT_COMM_EST), 0);
+	wait_events(test, ctx, 1);
+	KUNIT_EXPECT_EQ(test, ctx->type[0], IB_CM_USER_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, ib_cm_notify(&priv->id, IB_EVENT_COMM_EST),
+			-EISCONN);
+	set_state(priv, IB_CM_IDLE);
+}
+
+/* A handler that blocks until the test lets it go. */
+struct block_ctx {
+	struct completion entered, release;
+	struct ib_cm_id *victim;	/* destroyed from the handler, if set */
+	bool returned;
+};
+
+static int block_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
+{
+	struct block_ctx *b = id->context;
+
+	complete(&b->entered);
+	if (b->victim) {
+		ib_destroy_cm_id(b->victim);	/* another id's: allowed */
+		b->victim = NULL;
+	} else {
+		wait_for_completion(&b->release);
+	}
+	WRITE_ONCE(b->returned, true);
+	return 0;
+}
+
+static struct block_ctx *block_new(struct kunit *test)
+{
+	struct block_ctx *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	init_completion(&b->entered);
+	init_completion(&b->release);
+	return b;
+}
+
+static struct cm_id_priv *block_id(struct kunit *test, struct fake_dev *fd,
+				   struct block_ctx *b)
+{
+	struct ib_cm_id *id = ib_create_cm_id(&fd->ib, block_handler, b);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	to_priv(id)->port = &fd->port;
+	return to_priv(id);
+}
+
+static int destroy_thread(void *data)
+{
+	ib_destroy_cm_id(data);
+	return 0;
+}
+
+/* ib_destroy_cm_id() returns only after the handler in flight returned. */
+static void ibcm_destroy_waits_for_handler(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct block_ctx *b = block_new(test);
+	struct cm_id_priv *priv = block_id(test, fd, b);
+	struct task_struct *t;
+	long ids = cm_ids_live();
+	int i;
+
+	set_state(priv, IB_CM_REQ_SENT);
+	cm_send_timeout(priv, IB_CM_REQ_SENT, CM_REQ_ATTR_ID);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&b->entered, HZ), 0);
+	t = kthread_run(destroy_thread, &priv->id, "ibcm_kunit_destroy");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids);	/* still there */
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(b->returned));
+	complete(&b->release);
+	for (i = 0; i < 2000 && cm_ids_live() != ids - 1; i++)
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids - 1);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(b->returned));
+}
+
+/* One id's handler destroys another id: no deadlock, both gone. */
+static void ibcm_destroy_from_other_handler(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct block_ctx *b = block_new(test);
+	struct cm_id_priv *a = block_id(test, fd, b);
+	struct ib_cm_id *victim = ib_create_cm_id(&fd->ib, nop_handler, NULL);
+	long ids;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(victim));
+	ids = cm_ids_live();
+	b->victim = victim;
+	set_state(a, IB_CM_REQ_SENT);
+	cm_send_timeout(a, IB_CM_REQ_SENT, CM_REQ_ATTR_ID);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&b->entered, HZ), 0);
+	cm_test_flush();
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(b->returned));
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids - 1);
+	ib_destroy_cm_id(&a->id);
+	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids - 2);
+}
+
+/* ---- service ids, reject strings, timeouts ---- */
+
+struct svc_case {
+	const char *name;
+	u64 want, mask, got;
+	bool match;
+};
+
+static const struct svc_case svc_cases[] = {
+	{ "exact", 0x1060abc, ~0ULL, 0x1060abc, true },
+	{ "exact-miss", 0x1060abc, ~0ULL, 0x1060abd, false },
+	{ "cma-mask", 0x1000000, 0xffffffffff000000ULL, 0x1060abc, true },
+	{ "cma-mask-miss", 0x1000000, 0xffffffffff000000ULL, 0x2060abc, false },
+	{ "sdp-mask", 0x10000, 0xffffffffffff0000ULL, 0x1ffff, true },
+	{ "sdp-mask-miss", 0x10000, 0xffffffffffff0000ULL, 0x20000, false },
+	{ "any", 0, 0, 0xdeadbeefcafeULL, true },
+};
+
+static void svc_desc(const struct svc_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(svc, svc_cases, svc_desc);
+
+static void ibcm_service_match(struct kunit *test)
+{
+	const struct svc_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, cm_service_match(cpu_to_be64(c->want),
+					       cpu_to_be64(c->mask),
+					       cpu_to_be64(c->got)), c->match);
+}
+
+static void ibcm_reject_msgs(struct kunit *test)
+{
+	int r;
+
+	for (r = IB_CM_REJ_NO_QP; r <= IB_CM_REJ_INVALID_ALT_FLOW_LABEL; r++) {
+		KUNIT_EXPECT_NOT_NULL(test, ibcm_reject_msg(r));
+		KUNIT_EXPECT_STRNEQ(test, ibcm_reject_msg(r),
+				    "unrecognized reason");
+	}
+	KUNIT_EXPECT_STREQ(test, ibcm_reject_msg(IB_CM_REJ_CONSUMER_DEFINED),
+			   "consumer defined");
+	KUNIT_EXPECT_STREQ(test, ibcm_reject_msg(IB_CM_REJ_STALE_CONN),
+			   "stale connection");
+	KUNIT_EXPECT_STREQ(test, ibcm_reject_msg(IB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED),
+			   "vendor option not supported");
+	KUNIT_EXPECT_STREQ(test, ibcm_reject_msg(34), "unrecognized reason");
+	KUNIT_EXPECT_STREQ(test, ibcm_reject_msg(0), "unrecognized reason");
+	KUNIT_EXPECT_STREQ(test, ibcm_reject_msg(-1), "unrecognized reason");
+	KUNIT_EXPECT_STREQ(test, ibcm_reject_msg(1000), "unrecognized reason");
+}
+
+static void ibcm_timeouts(struct kunit *test)
+{
+	/* 4.096 us * 2^t, in ms, at least 1. */
+	KUNIT_EXPECT_EQ(test, cm_time_ms(0), 1U);
+	KUNIT_EXPECT_EQ(test, cm_time_ms(8), 1U);
+	KUNIT_EXPECT_EQ(test, cm_time_ms(9), 2U);
+	KUNIT_EXPECT_EQ(test, cm_time_ms(16), 256U);
+	KUNIT_EXPECT_EQ(test, cm_time_ms(20), 4096U);
+	KUNIT_EXPECT_EQ(test, cm_time_ms(31), 1U << 23);
+	KUNIT_EXPECT_EQ(test, cm_time_ms(40), 1U << 23);	/* clamped */
+	/* rdma_cm over RoCE: life time 16, response timeout 20. */
+	KUNIT_EXPECT_EQ(test, cm_msg_timeout_ms(16, 20), 2 * 256U + 4096U);
+	/* An MRA's service timeout replaces the response timeout. */
+	KUNIT_EXPECT_EQ(test, cm_msg_timeout_ms(16, 24), 2 * 256U + 65536U);
+	KUNIT_EXPECT_EQ(test, cm_msg_timeout_ms(0, 0), 3U);
+}
+
+static struct kunit_case ibcm_msg_cases[] = {
+	KUNIT_CASE_PARAM(ibcm_msg_round_trip, rt_gen_params),
+	KUNIT_CASE(ibcm_msg_req_fields),
+	KUNIT_CASE(ibcm_msg_rep_fields),
+	KUNIT_CASE_PARAM(ibcm_msg_malformed, bad_gen_params),
+	KUNIT_CASE(ibcm_msg_null),
+	{}
+};
+
+static struct kunit_suite ibcm_msg_suite = {
+	.name = "ib_cm_msg",
+	.test_cases = ibcm_msg_cases,
+};
+
+static struct kunit_case ibcm_recv_cases[] = {
+	KUNIT_CASE_PARAM(ibcm_recv_bad_input, inject_gen_params),
+	KUNIT_CASE(ibcm_recv_rep_wrong_state),
+	{}
+};
+
+static struct kunit_suite ibcm_recv_suite = {
+	.name = "ib_cm_recv",
+	.test_cases = ibcm_recv_cases,
+};
+
+static struct kunit_case ibcm_id_cases[] = {
+	KUNIT_CASE(ibcm_create_no_cm_device),
+	KUNIT_CASE(ibcm_listen),
+	KUNIT_CASE(ibcm_insert_listen_shared),
+	KUNIT_CASE(ibcm_idle_id_calls),
+	KUNIT_CASE_PARAM(ibcm_service_match, svc_gen_params),
+	KUNIT_CASE(ibcm_reject_msgs),
+	KUNIT_CASE(ibcm_timeouts),
+	{}
+};
+
+static struct kunit_case ibcm_conn_cases[] = {
+	KUNIT_CASE(ibcm_qp_attr_rc),
+	KUNIT_CASE(ibcm_qp_attr_uc),
+	KUNIT_CASE(ibcm_req_timeout),
+	KUNIT_CASE(ibcm_dreq_timeout_timewait),
+	KUNIT_CASE(ibcm_handler_destroys),
+	KUNIT_CASE(ibcm_mra_delayed),
+	KUNIT_CASE(ibcm_notify_established),
+	KUNIT_CASE(ibcm_destroy_waits_for_handler),
+	KUNIT_CASE(ibcm_destroy_from_other_handler),
+	{}
+};
+
+static struct kunit_suite ibcm_conn_suite = {
+	.name = "ib_cm_conn",
+	.test_cases = ibcm_conn_cases,
+};
+
+static struct kunit_suite ibcm_id_suite = {
+	.name = "ib_cm_id",
+	.test_cases = ibcm_id_cases,
+};
+
+kunit_test_suites(&ibcm_msg_suite, &ibcm_recv_suite, &ibcm_id_suite,
+		  &ibcm_conn_suite);
+
+MODULE_DESCRIPTION("KUnit tests of the openrdma-cm ib_cm");
+MODULE_LICENSE("GPL");
