@@ -13,7 +13,7 @@
 #         ids and listening ids (memory); stock cmtime through rdma_ucm
 #   tcp   kernel TCP connect + 64-byte request/reply on the same veth pair
 #         (the floor for an iWARP host-stack CM), same workloads
-#   rxe   stock: kernel driver and cmtime; ours: one attempt, to record why not
+#   rxe   kernel driver and cmtime, both stacks
 #   null  the CM alone: the same driver over tests/bench/null_rnic.ko, an
 #         iWARP RNIC that connects at once (no TCP, no MPA), so a connection
 #         costs what rdma_cm, iw_cm and ib_core's verbs cost: a concurrency
@@ -181,13 +181,13 @@ load_stack() {
 	if [ "$STACK" = stock ]; then
 		"${MP[@]}" rdma_ucm || return 1
 	else
-		for m in iw_cm rdma_cm; do
+		for m in iw_cm ib_cm rdma_cm; do
 			insmod "$ORCM_OURS_DIR/$m/$m.ko" || return 1
 		done
 		insmod "$(intree rdma_ucm)" || return 1
 	fi
 	# The in-tree modules carry no srcversion in sysfs (no MODULE_VERSION).
-	for m in rdma_cm iw_cm; do
+	for m in rdma_cm iw_cm ib_cm; do
 		if [ "$STACK" = stock ]; then f=$(intree $m); else f=$ORCM_OURS_DIR/$m/$m.ko; fi
 		if [ "$(cat /sys/module/$m/srcversion 2>/dev/null)" != "$(modinfo -F srcversion "$f")" ]; then
 			log "the loaded $m is not the $STACK one"
@@ -197,7 +197,8 @@ load_stack() {
 	insmod "$ORCM_BENCH_KO" max_server_conns=$((ORCM_BENCH_MAX_COUNT + 4096)) || return 1
 	emit "stack stack=$STACK round=$ROUND" \
 		"rdma_cm=$(cat /sys/module/rdma_cm/srcversion 2>/dev/null || echo in-tree)" \
-		"iw_cm=$(cat /sys/module/iw_cm/srcversion 2>/dev/null || echo in-tree) t=$(now)"
+		"iw_cm=$(cat /sys/module/iw_cm/srcversion 2>/dev/null || echo in-tree)" \
+		"ib_cm=$(cat /sys/module/ib_cm/srcversion 2>/dev/null || echo in-tree) t=$(now)"
 }
 
 unload_stack() {
@@ -407,18 +408,7 @@ cmtime_run() {
 }
 
 rxe_kernel() {
-	local t=$ORCM_BENCH_THREADS c=$ORCM_BENCH_CONC line
-	if [ "$STACK" = ours ]; then
-		# No IB/RoCE path in ours yet: record what one attempt says.
-		kc - listen tag=RX addr=$ADDR_R port=$PORT_RXE backlog=1024
-		kc - connect tag=rxe1 dst=$ADDR_R port=$PORT_RXE count=1 window=1 timeout=20
-		line=$(grep 'op=connect' "$D/results" | head -n 1)
-		emit "na stack=ours round=$ROUND transport=rxe reason=$(echo "$line" | sed -n 's/.* err=\([^ ]*\).*/\1/p')"
-		results transport=rxe workload=probe conc=1 threads=1
-		kc - unlisten tag=RX
-		echo clear >"$D/ctl"
-		return
-	fi
+	local t=$ORCM_BENCH_THREADS c=$ORCM_BENCH_CONC
 	kc - listen tag=RX addr=$ADDR_R port=$PORT_RXE backlog=1024 || return 1
 	echo clear >"$D/ctl"
 	log "rxe serial: $ORCM_BENCH_SERIAL connections"
@@ -524,11 +514,9 @@ for ((ROUND = 1; ROUND <= ORCM_BENCH_ROUNDS; ROUND++)); do
 		fi
 		if [ "$ORCM_BENCH_RXE" = 1 ]; then
 			rxe_kernel || emit "error stack=$s round=$ROUND what=rxe_kernel"
-			if [ "$s" = stock ]; then
-				for ((i = 1; i <= ORCM_BENCH_CMTIME_RUNS; i++)); do
-					cmtime_run rxe $ADDR_R $PORT_CMTIME_RXE - -
-				done
-			fi
+			for ((i = 1; i <= ORCM_BENCH_CMTIME_RUNS; i++)); do
+				cmtime_run rxe $ADDR_R $PORT_CMTIME_RXE - -
+			done
 		fi
 		unload_stack || emit "error stack=$s round=$ROUND what=unload"
 		check_splats "$s/$ROUND"

@@ -421,10 +421,9 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags):
     rows.append(ratio_row("siw"))
     rows.append(Note("softrnic", "stock", NA_SOFTRNIC))
     rows.append(Note("softrnic", "ours", NA_SOFTRNIC))
-    rows.append(row("rxe", "stock"))
-    reason = na.get(("rxe", "ours"))
-    rows.append(Note("rxe", "ours", "n/a (no IB/RoCE path in ours yet; rdma_cm says %s)"
-                     % (reason or "nothing: not run")))
+    for s in STACKS:
+        rows.append(row("rxe", s))
+    rows.append(ratio_row("rxe"))
     rows.append(row("tcp", "all", "kernel TCP (floor)"))
     add(render(rows))
     add("  rxe: rxe in 6.12 lives in the initial netns only: one rxe device, client and server on it (loopback).")
@@ -527,22 +526,22 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags):
     if any("cmtime.setup_cps" in summary.get(t, {}).get(s, {}) for t in ("siw", "rxe") for s in STACKS):
         add("Stock cmtime through rdma_ucm (%s connections per run, lockstep phases; us per connection)"
             % info.get("cmtime_conns", "?"))
-        rows = [["step", "siw stock", "siw ours", "ours/stock", "rxe stock"]]
+        rows = [["step", "siw stock", "siw ours", "ours/stock", "rxe stock", "rxe ours", "ours/stock"]]
+
+        def cells(m, spec):
+            r = []
+            for t in ("siw", "rxe"):
+                a = med(summary, t, "stock", m)
+                b = med(summary, t, "ours", m)
+                r += [fmt(a, spec), fmt(b, spec), fmt(b / a if a and b else None, "%.2fx")]
+            return r
         for st in ("create_id", "resolve_addr", "resolve_route", "create_qp", "connect",
                    "disconnect", "destroy"):
-            m = "cmtime.%s_us_per_conn" % st
-            a = med(summary, "siw", "stock", m)
-            b = med(summary, "siw", "ours", m)
-            rows.append([st.replace("_", " "), fmt(a, "%.0f"), fmt(b, "%.0f"),
-                         fmt(b / a if a and b else None, "%.2fx"), fmt(med(summary, "rxe", "stock", m), "%.0f")])
-        a = med(summary, "siw", "stock", "cmtime.setup_cps")
-        b = med(summary, "siw", "ours", "cmtime.setup_cps")
-        rows.append(["setup conn/s", fmt(a, "%.0f"), fmt(b, "%.0f"),
-                     fmt(b / a if a and b else None, "%.2fx"),
-                     fmt(med(summary, "rxe", "stock", "cmtime.setup_cps"), "%.0f")])
-        rows.append(["failed", fmt(med(summary, "siw", "stock", "cmtime.fails"), "%d"),
-                     fmt(med(summary, "siw", "ours", "cmtime.fails"), "%d"), "",
-                     fmt(med(summary, "rxe", "stock", "cmtime.fails"), "%d")])
+            rows.append([st.replace("_", " ")] + cells("cmtime.%s_us_per_conn" % st, "%.0f"))
+        rows.append(["setup conn/s"] + cells("cmtime.setup_cps", "%.0f"))
+        fails = cells("cmtime.fails", "%d")
+        fails[2] = fails[5] = ""
+        rows.append(["failed"] + fails)
         add(render(rows))
         add("")
 
@@ -633,8 +632,6 @@ def main():
 
     os.makedirs(args.out, exist_ok=True)
     summary.setdefault("softrnic", {})["status"] = NA_SOFTRNIC
-    summary.setdefault("rxe", {})["ours_status"] = "n/a (no IB/RoCE path yet: %s)" % (
-        na.get(("rxe", "ours")) or "not run")
     doc = {
         "schema": SCHEMA,
         "generated_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -667,7 +664,6 @@ def main():
                         w.writerow([t, s, m, units.get(m, ""), "%.6g" % v["median"],
                                     "%.6g" % v["min"], "%.6g" % v["max"], v["n"]])
         w.writerow(["softrnic", "ours", "all", "", NA_SOFTRNIC, "", "", ""])
-        w.writerow(["rxe", "ours", "all", "", summary["rxe"]["ours_status"], "", "", ""])
 
     text = table(summary, info, na, limits, errors, splats, km, flags)
     with open(os.path.join(args.out, "table.txt"), "w", encoding="utf-8") as f:
