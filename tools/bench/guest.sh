@@ -414,6 +414,13 @@ rxe_kernel() {
 	log "rxe serial: $ORCM_BENCH_SERIAL connections"
 	kc - connect tag=rserial dst=$ADDR_R port=$PORT_RXE count="$ORCM_BENCH_SERIAL" window=1
 	results transport=rxe workload=serial conc=1 threads=1
+	for c in $ORCM_BENCH_SWEEP; do
+		t=$((c < ORCM_BENCH_THREADS ? c : ORCM_BENCH_THREADS))
+		log "rxe sweep: $ORCM_BENCH_SWEEP_COUNT connections, $c in flight, $t tasks"
+		kc_threads - "$t" connect tag=rsweep"$c" dst=$ADDR_R port=$PORT_RXE \
+			count="$ORCM_BENCH_SWEEP_COUNT" window="$c"
+		results transport=rxe workload=sweep conc="$c" threads="$t"
+	done
 	for n in $ORCM_BENCH_COUNTS; do
 		[ "$n" -le 1000 ] || continue
 		log "rxe throughput: $n connections, $c in flight, $t tasks"

@@ -495,17 +495,24 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags):
     sweep = sorted({int(m[5:].split(".")[0]) for t in summary.values() for s in t.values()
                     for m in s if m.startswith("sweep") and m.endswith(".cps")})
     if sweep:
-        add("Connections per second against concurrency (siw, %s connections per point; plot.png)"
+        add("Connections per second against concurrency (%s connections per point; plot.png: siw)"
             % info.get("sweep_count", "?"))
-        rows = [["in flight", "stock", "ours", "ours/stock", "kernel TCP", "stock p50 ms", "ours p50 ms"]]
+        rows = [["in flight", "siw stock", "siw ours", "ours/stock", "rxe stock", "rxe ours",
+                 "ours/stock", "kernel TCP"]]
         for c in sweep:
-            a = med(summary, "siw", "stock", "sweep%d.cps" % c)
-            b = med(summary, "siw", "ours", "sweep%d.cps" % c)
-            rows.append([str(c), fmt(a, "%.0f"), fmt(b, "%.0f"),
-                         fmt(b / a if a and b else None, "%.2fx"),
-                         fmt(med(summary, "tcp", "all", "sweep%d.cps" % c), "%.0f"),
-                         fmt(med(summary, "siw", "stock", "sweep%d.setup_p50_ms" % c), "%.2f"),
-                         fmt(med(summary, "siw", "ours", "sweep%d.setup_p50_ms" % c), "%.2f")])
+            r = [str(c)]
+            for t in ("siw", "rxe"):
+                a = med(summary, t, "stock", "sweep%d.cps" % c)
+                b = med(summary, t, "ours", "sweep%d.cps" % c)
+                r += [fmt(a, "%.0f"), fmt(b, "%.0f"), fmt(b / a if a and b else None, "%.2fx")]
+            r.append(fmt(med(summary, "tcp", "all", "sweep%d.cps" % c), "%.0f"))
+            rows.append(r)
+        add(render(rows))
+        rows = [["in flight", "siw stock", "siw ours", "rxe stock", "rxe ours"]]
+        for c in sweep:
+            rows.append([str(c)] + [fmt(med(summary, t, s, "sweep%d.setup_p50_ms" % c), "%.2f")
+                                    for t in ("siw", "rxe") for s in STACKS])
+        add("  setup p50 ms:")
         add(render(rows))
         add("")
 
