@@ -261,6 +261,7 @@ void cma_ids_inc(void);
 void cma_ids_dec(void);
 long cma_ids_live(void);
 void cma_ib_req_dropped(void);
+long cma_ib_req_dropped_count(void);
 void cma_debugfs_init(void);
 void cma_debugfs_exit(void);
 
