@@ -72,14 +72,18 @@ static void cma_work_handler(struct work_struct *work);
  * that lock (nvmet: nvmet_config_sem) is not reported as a cycle: none can
  * close, as a connection's handler never waits for a listener.
  */
+#ifdef CONFIG_LOCKDEP
 static struct lock_class_key cma_listen_handler_key;
+#endif
 
 void cma_lockdep_listener(struct rdma_id_private *id_priv)
 {
+#ifdef CONFIG_LOCKDEP
 	/* Re-keying a held lock would confuse lockdep: only an idle one. */
 	if (!lockdep_is_held(&id_priv->handler_mutex))
 		lockdep_set_class(&id_priv->handler_mutex,
 				  &cma_listen_handler_key);
+#endif
 }
 
 struct rdma_id_private *cma_id_alloc(struct net *net,
