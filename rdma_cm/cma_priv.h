@@ -217,6 +217,7 @@ struct rdma_id_private *cma_id_alloc(struct net *net,
 				     enum ib_qp_type qp_type,
 				     struct rdma_id_private *parent);
 void cma_destroy_handler_locked(struct rdma_id_private *id_priv);
+void cma_lockdep_listener(struct rdma_id_private *id_priv);
 int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *ev);
 void cma_queue_event(struct rdma_id_private *id_priv,
 		     enum rdma_cm_state old, enum rdma_cm_state new,
@@ -262,6 +263,7 @@ void cma_ids_inc(void);
 void cma_ids_dec(void);
 long cma_ids_live(void);
 void cma_ib_req_dropped(void);
+long cma_ib_req_dropped_count(void);
 void cma_debugfs_init(void);
 void cma_debugfs_exit(void);
 

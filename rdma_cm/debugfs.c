@@ -24,6 +24,12 @@ void cma_ib_req_dropped(void)
 	atomic_long_inc(&cma_nr_ib_req_dropped);
 }
 
+long cma_ib_req_dropped_count(void)
+{
+	return atomic_long_read(&cma_nr_ib_req_dropped);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ib_req_dropped_count);
+
 void cma_ids_inc(void)
 {
 	atomic_long_inc(&cma_nr_ids);
@@ -49,7 +55,7 @@ DEFINE_DEBUGFS_ATTRIBUTE(cma_ids_fops, cma_ids_get, NULL, "%llu\n");
 
 static int cma_ib_req_dropped_get(void *data, u64 *val)
 {
-	*val = atomic_long_read(&cma_nr_ib_req_dropped);
+	*val = cma_ib_req_dropped_count();
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(cma_ib_req_dropped_fops, cma_ib_req_dropped_get,

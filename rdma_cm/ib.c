@@ -18,6 +18,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <rdma/ib_addr.h>
@@ -336,8 +337,8 @@ out_net:
 }
 
 /* The handler of a shared listening cm_id (its context is unused). */
-static int cma_ib_listen_handler(struct ib_cm_id *cm_id,
-				 const struct ib_cm_event *ib_ev)
+VISIBLE_IF_KUNIT int cma_ib_listen_handler(struct ib_cm_id *cm_id,
+					   const struct ib_cm_event *ib_ev)
 {
 	switch (ib_ev->event) {
 	case IB_CM_REQ_RECEIVED:
@@ -347,6 +348,7 @@ static int cma_ib_listen_handler(struct ib_cm_id *cm_id,
 		return 0;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ib_listen_handler);
 
 int cma_ib_listen(struct rdma_id_private *id_priv)
 {

@@ -65,6 +65,28 @@ void cma_id_put(struct rdma_id_private *id_priv)
 
 static void cma_work_handler(struct work_struct *work);
 
+/*
+ * Lockdep: a listening id's handler_mutex is taken before the handler_mutex
+ * of an id its requests create (cma_iw_conn_request(), cma_ib_req()), never
+ * after. Listeners get a class of their own, so that a consumer that takes
+ * one of its locks in a connection's handler and destroys a listener under
+ * that lock (nvmet: nvmet_config_sem) is not reported as a cycle: none can
+ * close, as a connection's handler never waits for a listener.
+ */
+#ifdef CONFIG_LOCKDEP
+static struct lock_class_key cma_listen_handler_key;
+#endif
+
+void cma_lockdep_listener(struct rdma_id_private *id_priv)
+{
+#ifdef CONFIG_LOCKDEP
+	/* Re-keying a held lock would confuse lockdep: only an idle one. */
+	if (!lockdep_is_held(&id_priv->handler_mutex))
+		lockdep_set_class(&id_priv->handler_mutex,
+				  &cma_listen_handler_key);
+#endif
+}
+
 struct rdma_id_private *cma_id_alloc(struct net *net,
 				     rdma_cm_event_handler event_handler,
 				     void *context,

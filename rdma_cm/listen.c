@@ -69,6 +69,7 @@ int cma_listen_on_dev(struct rdma_id_private *id_priv,
 	if (!child)
 		return -ENOMEM;
 	child->internal_id = 1;
+	cma_lockdep_listener(child);
 	/* The child's requests reach the parent's handler: pin the parent. */
 	cma_id_get(id_priv);
 	child->parent = id_priv;
@@ -157,6 +158,7 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 	}
 	if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND, RDMA_CM_LISTEN))
 		return -EINVAL;
+	cma_lockdep_listener(id_priv);
 
 	/* A port bound with reuseaddr must be ours alone to listen on. */
 	if (id_priv->reuseaddr) {

@@ -105,6 +105,8 @@ int rdma_set_ib_path(struct rdma_cm_id *id, struct sa_path_rec *path_rec)
 	struct sa_path_rec *rec;
 	int ret = 0;
 
+	if (!path_rec)
+		return -EINVAL;
 	if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_RESOLVED,
 			   RDMA_CM_ROUTE_RESOLVED))
 		return -EINVAL;

@@ -3,7 +3,8 @@
  * KUnit tests of the IB/RoCE half of rdma_cm that need no device: the
  * rdma_cm header of REQ private data (encode, parse, malformed input),
  * service ids of port spaces, the RoCE path record, which listener
- * address takes a request, and the SA path query of an IB route.
+ * address takes a request, the SA path query of an IB route, and
+ * malformed requests on a listening cm_id (refused and counted).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -252,6 +253,62 @@ static void cik_sa_query(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, mask & IB_SA_PATH_REC_TRAFFIC_CLASS);
 }
 
+/*
+ * Malformed requests on a listening cm_id are refused (non-zero, so ib_cm
+ * destroys the request's cm_id) and counted, before any lookup: a REQ
+ * without private data, with a short or unknown rdma_cm header, without a
+ * primary path, on a bad port; a SIDR_REQ with a bad header.
+ */
+static void cik_bad_requests(struct kunit *test)
+{
+	struct sockaddr_in a = cik_in4("198.18.2.1", 7000);
+	struct sa_path_rec path = {};
+	struct ib_cm_event ev = {};
+	struct ib_device *dev;
+	struct ib_cm_id cm_id = {};
+	u8 pd[IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE] = {};
+	long before = cma_ib_req_dropped_count();
+
+	/* Only the port count and node type are read before the drop. */
+	dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	dev->phys_port_cnt = 1;
+	dev->node_type = RDMA_NODE_IB_CA;
+	cm_id.device = dev;
+	cm_id.service_id = cma_ib_service_id(RDMA_PS_TCP, htons(7000));
+
+	ev.event = IB_CM_REQ_RECEIVED;
+	ev.param.req_rcvd.port = 1;
+	ev.param.req_rcvd.primary_path = &path;
+	ev.private_data = NULL;				/* no data */
+	KUNIT_EXPECT_NE(test, 0, cma_ib_listen_handler(&cm_id, &ev));
+	ev.private_data = pd;				/* version 0, IP 0 */
+	KUNIT_EXPECT_NE(test, 0, cma_ib_listen_handler(&cm_id, &ev));
+	KUNIT_ASSERT_EQ(test, 0, cma_ib_hdr_encode((void *)pd, (void *)&a,
+						   (void *)&a));
+	pd[0] = 7;					/* unknown version */
+	KUNIT_EXPECT_NE(test, 0, cma_ib_listen_handler(&cm_id, &ev));
+	pd[0] = 0;
+	ev.param.req_rcvd.primary_path = NULL;		/* no path */
+	KUNIT_EXPECT_NE(test, 0, cma_ib_listen_handler(&cm_id, &ev));
+	ev.param.req_rcvd.primary_path = &path;
+	ev.param.req_rcvd.port = 9;			/* no such port */
+	KUNIT_EXPECT_NE(test, 0, cma_ib_listen_handler(&cm_id, &ev));
+
+	memset(&ev, 0, sizeof(ev));
+	ev.event = IB_CM_SIDR_REQ_RECEIVED;
+	ev.param.sidr_req_rcvd.port = 1;
+	ev.param.sidr_req_rcvd.service_id = cm_id.service_id;
+	ev.private_data = pd;
+	pd[1] = 0x50;					/* IP version 5 */
+	KUNIT_EXPECT_NE(test, 0, cma_ib_listen_handler(&cm_id, &ev));
+
+	KUNIT_EXPECT_EQ(test, cma_ib_req_dropped_count() - before, 6);
+	/* Other events on a listening cm_id are ignored. */
+	ev.event = IB_CM_TIMEWAIT_EXIT;
+	KUNIT_EXPECT_EQ(test, 0, cma_ib_listen_handler(&cm_id, &ev));
+}
+
 static struct kunit_case cma_ib_cases[] = {
 	KUNIT_CASE(cik_hdr_ipv4),
 	KUNIT_CASE(cik_hdr_ipv6),
@@ -261,6 +318,7 @@ static struct kunit_case cma_ib_cases[] = {
 	KUNIT_CASE(cik_path_v1_mtu),
 	KUNIT_CASE(cik_listen_match),
 	KUNIT_CASE(cik_sa_query),
+	KUNIT_CASE(cik_bad_requests),
 	{}
 };
 

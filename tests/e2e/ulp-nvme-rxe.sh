@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# orcm-timeout: 300
+# NVMe over Fabrics over RoCE: the stock nvmet-rdma target and nvme-rdma
+# host, both in this kernel, on one rdma_rxe device (rxeU on ulpT, which
+# holds both the target's and the host's address; rxe in 6.12 lives in the
+# initial namespace only). Kernel consumers own their QPs, so this drives
+# the CM's own QP transitions over ib_cm (INIT, RTR and RTS from the REP on
+# the host, before the REP on the target) and rdma_notify(). Data written
+# with direct I/O (4 KiB, 1 MiB + 4 KiB, 16 MiB) reads back with the same
+# sha256 from the device and from the target's file; teardown leaves no CM
+# id, every module unloads, and rdma_cm is the stack's before and after.
+# shellcheck source=tests/e2e/ulp-nvme.bash
+. "$(dirname "$0")/ulp-nvme.bash"
+
+T_DEV=rxeU H_DEV=rxeU
+ulp_topology() {
+	ip link add "$T_IF" index 201 type veth peer name "$H_IF" index 202
+	ip addr add "$T_ADDR/24" dev "$T_IF"
+	ip addr add "$H_ADDR/24" dev "$T_IF"
+	ip link set "$T_IF" up
+	ip link set "$H_IF" up
+	rdma link add "$T_DEV" type rxe netdev "$T_IF"
+	wait_for 10 "$T_DEV ACTIVE" dev_active "$T_DEV"
+	say "topology (init_net): $T_IF $T_ADDR $H_ADDR $T_DEV (loopback)"
+	rdma link show "$T_DEV/1"
+}
+ulp_devs_active() { dev_active "$T_DEV"; }
+ulp_topology_down() {
+	if rdma link show "$T_DEV/1" >/dev/null 2>&1; then
+		ulp_link_delete "$T_DEV"
+	fi
+	ip link del "$T_IF" 2>/dev/null || true
+}
+ulp_teardown() {
+	nvme_disconnect
+	nvmet_down
+}
+
+ulp_check_stack before
+ulp_topology
+nvme_modules
+nvmet_up
+nvme_connect
+wait_for 10 "connected ids on $T_DEV" nvme_ids_connected
+cm_ids
+
+SETS="a 0 4096
+b $((1 << 20)) $(((1 << 20) + 4096))
+c $((4 << 20)) $((16 << 20))"
+declare -A SUM
+while read -r n off size; do
+	head -c "$size" /dev/urandom >"/tmp/nvme-$n.dat"
+	SUM[$n]=$(sha256sum <"/tmp/nvme-$n.dat" | cut -d' ' -f1)
+	write_at "/tmp/nvme-$n.dat" "$NVME_BLK" "$off"
+done <<<"$SETS"
+while read -r n off size; do
+	got=$(sum_at "$NVME_BLK" "$off" "$size" direct)
+	[ "$got" = "${SUM[$n]}" ] || fail "set $n ($size bytes at $off) reads back $got, wrote ${SUM[$n]}"
+	got=$(sum_at "$NS_FILE" "$off" "$size")
+	[ "$got" = "${SUM[$n]}" ] || fail "set $n in the target's file: $got, wrote ${SUM[$n]}"
+	tsay "set $n ok ($size bytes)"
+done <<<"$SETS"
+rm -f /tmp/nvme-?.dat
+
+nvme_disconnect || fail "nvme disconnect failed"
+nvmet_down || fail "nvmet configfs teardown failed"
+ulp_finish
+say "ok: nvme-rdma <-> nvmet-rdma over rxe through $ORCM_STACK rdma_cm: data verified"
