@@ -400,6 +400,8 @@ struct cm_id_priv *cm_find_listener(struct ib_device *dev, __be64 service_id);
 
 /* ---- per message (req.c, rep.c, rej.c, mra.c, disc.c, sidr.c) ---- */
 
+void cm_path_from_req(struct sa_path_rec *path, const struct cm_req_info *req,
+		      const struct rdma_ah_attr *wc_ah, bool roce);
 void cm_recv_req(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		 struct cm_msg *msg);
 void cm_recv_rep(struct cm_port *port, struct cm_msg *msg);

@@ -12,6 +12,7 @@
 
 #include "openrdma/symvers.h"
 
+#include <kunit/visibility.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
@@ -195,10 +196,12 @@ static void cm_dup_req(struct cm_id_priv *priv)
 	spin_unlock(&priv->lock);
 }
 
-/* The primary path as the passive side sees it: its SGID is ours. */
-static void cm_path_from_req(struct sa_path_rec *path,
-			     const struct cm_req_info *req,
-			     const struct rdma_ah_attr *wc_ah, bool roce)
+/*
+ * The primary path as the passive side sees it: its SGID is ours; on RoCE
+ * the destination MAC and the GID type come from the work completion's AV.
+ */
+void cm_path_from_req(struct sa_path_rec *path, const struct cm_req_info *req,
+		      const struct rdma_ah_attr *wc_ah, bool roce)
 {
 	const struct ib_gid_attr *sgid_attr = wc_ah->grh.sgid_attr;
 
@@ -232,6 +235,7 @@ static void cm_path_from_req(struct sa_path_rec *path,
 				 req->primary.local_ack_timeout - 1 : 0;
 	path->preference = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cm_path_from_req);
 
 static void cm_fill_req_event(struct cm_event_elem *elem,
 			      struct cm_id_priv *priv, struct cm_port *port,

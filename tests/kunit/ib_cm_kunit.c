@@ -1007,6 +1007,78 @@ static void ibcm_destroy_from_other_handler(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids - 2);
 }
 
+/* ---- the passive side's path record, from a REQ and the completion ---- */
+
+struct path_case {
+	const char *name;
+	bool roce;
+	enum ib_gid_type gid_type;
+	enum sa_path_rec_type want;
+};
+
+static const struct path_case path_cases[] = {
+	{ "roce-v2", true, IB_GID_TYPE_ROCE_UDP_ENCAP, SA_PATH_REC_TYPE_ROCE_V2 },
+	{ "roce-v1", true, IB_GID_TYPE_ROCE, SA_PATH_REC_TYPE_ROCE_V1 },
+	{ "ib", false, IB_GID_TYPE_IB, SA_PATH_REC_TYPE_IB },
+};
+
+static void path_desc(const struct path_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(path, path_cases, path_desc);
+
+static void ibcm_path_from_req(struct kunit *test)
+{
+	const struct path_case *c = test->param_value;
+	static const u8 mac[ETH_ALEN] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+	struct sa_path_rec *path = kunit_kzalloc(test, sizeof(*path),
+						 GFP_KERNEL);
+	struct ib_gid_attr *gattr = kunit_kzalloc(test, sizeof(*gattr),
+						  GFP_KERNEL);
+	struct rdma_ah_attr *ah = kunit_kzalloc(test, sizeof(*ah), GFP_KERNEL);
+	struct cm_msg *m = new_msg(test);
+	const struct cm_req_info *r = &m->req;
+
+	KUNIT_ASSERT_NOT_NULL(test, path);
+	KUNIT_ASSERT_NOT_NULL(test, gattr);
+	KUNIT_ASSERT_NOT_NULL(test, ah);
+	case_req(m);
+	gattr->gid_type = c->gid_type;
+	ah->type = c->roce ? RDMA_AH_ATTR_TYPE_ROCE : RDMA_AH_ATTR_TYPE_IB;
+	ah->grh.sgid_attr = gattr;
+	memcpy(ah->roce.dmac, mac, ETH_ALEN);
+
+	cm_path_from_req(path, r, ah, c->roce);
+	KUNIT_EXPECT_EQ(test, path->rec_type, c->want);
+	/* Seen from the passive side: the REQ's remote GID is our SGID. */
+	KUNIT_EXPECT_MEMEQ(test, &path->sgid, &r->primary.remote_gid, 16);
+	KUNIT_EXPECT_MEMEQ(test, &path->dgid, &r->primary.local_gid, 16);
+	KUNIT_EXPECT_EQ(test, path->service_id, r->service_id);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(path->pkey), r->pkey);
+	KUNIT_EXPECT_EQ(test, path->mtu, r->path_mtu);
+	KUNIT_EXPECT_EQ(test, path->rate, r->primary.packet_rate);
+	KUNIT_EXPECT_EQ(test, path->traffic_class, r->primary.traffic_class);
+	KUNIT_EXPECT_EQ(test, path->hop_limit, r->primary.hop_limit);
+	KUNIT_EXPECT_EQ(test, path->sl, r->primary.sl);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(path->flow_label),
+			r->primary.flow_label);
+	/* The ACK timeout is about twice the life time: one less. */
+	KUNIT_EXPECT_EQ(test, path->packet_life_time,
+			r->primary.local_ack_timeout - 1);
+	KUNIT_EXPECT_EQ(test, path->reversible, 1);
+	if (c->roce) {
+		KUNIT_EXPECT_MEMEQ(test, sa_path_get_dmac(path), mac, ETH_ALEN);
+		KUNIT_EXPECT_TRUE(test, path->roce.route_resolved);
+	} else {
+		KUNIT_EXPECT_EQ(test, be32_to_cpu(sa_path_get_slid(path)),
+				(u32)be16_to_cpu(r->primary.remote_lid));
+		KUNIT_EXPECT_EQ(test, be32_to_cpu(sa_path_get_dlid(path)),
+				(u32)be16_to_cpu(r->primary.local_lid));
+	}
+}
+
 /* ---- service ids, reject strings, timeouts ---- */
 
 struct svc_case {
@@ -1125,6 +1197,7 @@ static struct kunit_case ibcm_conn_cases[] = {
 	KUNIT_CASE(ibcm_notify_established),
 	KUNIT_CASE(ibcm_destroy_waits_for_handler),
 	KUNIT_CASE(ibcm_destroy_from_other_handler),
+	KUNIT_CASE_PARAM(ibcm_path_from_req, path_gen_params),
 	{}
 };
 
