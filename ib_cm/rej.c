@@ -13,41 +13,46 @@
 
 #include "cm_priv.h"
 
+/*
+ * The texts are the in-tree ones: ULPs print them in their logs
+ * ("Connect rejected: status 28 (consumer defined)"), and a log must read
+ * the same whichever CM runs.
+ */
 static const char *const cm_rej_reasons[] = {
 	[IB_CM_REJ_NO_QP]			= "no QP",
 	[IB_CM_REJ_NO_EEC]			= "no EEC",
 	[IB_CM_REJ_NO_RESOURCES]		= "no resources",
 	[IB_CM_REJ_TIMEOUT]			= "timeout",
-	[IB_CM_REJ_UNSUPPORTED]			= "unsupported request",
-	[IB_CM_REJ_INVALID_COMM_ID]		= "invalid comm id",
+	[IB_CM_REJ_UNSUPPORTED]			= "unsupported",
+	[IB_CM_REJ_INVALID_COMM_ID]		= "invalid comm ID",
 	[IB_CM_REJ_INVALID_COMM_INSTANCE]	= "invalid comm instance",
-	[IB_CM_REJ_INVALID_SERVICE_ID]		= "invalid service id",
+	[IB_CM_REJ_INVALID_SERVICE_ID]		= "invalid service ID",
 	[IB_CM_REJ_INVALID_TRANSPORT_TYPE]	= "invalid transport type",
-	[IB_CM_REJ_STALE_CONN]			= "stale connection",
-	[IB_CM_REJ_RDC_NOT_EXIST]		= "RDC does not exist",
+	[IB_CM_REJ_STALE_CONN]			= "stale conn",
+	[IB_CM_REJ_RDC_NOT_EXIST]		= "RDC not exist",
 	[IB_CM_REJ_INVALID_GID]			= "invalid GID",
 	[IB_CM_REJ_INVALID_LID]			= "invalid LID",
 	[IB_CM_REJ_INVALID_SL]			= "invalid SL",
 	[IB_CM_REJ_INVALID_TRAFFIC_CLASS]	= "invalid traffic class",
 	[IB_CM_REJ_INVALID_HOP_LIMIT]		= "invalid hop limit",
 	[IB_CM_REJ_INVALID_PACKET_RATE]		= "invalid packet rate",
-	[IB_CM_REJ_INVALID_ALT_GID]		= "invalid alternate GID",
-	[IB_CM_REJ_INVALID_ALT_LID]		= "invalid alternate LID",
-	[IB_CM_REJ_INVALID_ALT_SL]		= "invalid alternate SL",
-	[IB_CM_REJ_INVALID_ALT_TRAFFIC_CLASS]	= "invalid alternate traffic class",
-	[IB_CM_REJ_INVALID_ALT_HOP_LIMIT]	= "invalid alternate hop limit",
-	[IB_CM_REJ_INVALID_ALT_PACKET_RATE]	= "invalid alternate packet rate",
+	[IB_CM_REJ_INVALID_ALT_GID]		= "invalid alt GID",
+	[IB_CM_REJ_INVALID_ALT_LID]		= "invalid alt LID",
+	[IB_CM_REJ_INVALID_ALT_SL]		= "invalid alt SL",
+	[IB_CM_REJ_INVALID_ALT_TRAFFIC_CLASS]	= "invalid alt traffic class",
+	[IB_CM_REJ_INVALID_ALT_HOP_LIMIT]	= "invalid alt hop limit",
+	[IB_CM_REJ_INVALID_ALT_PACKET_RATE]	= "invalid alt packet rate",
 	[IB_CM_REJ_PORT_CM_REDIRECT]		= "port CM redirect",
 	[IB_CM_REJ_PORT_REDIRECT]		= "port redirect",
 	[IB_CM_REJ_INVALID_MTU]			= "invalid MTU",
-	[IB_CM_REJ_INSUFFICIENT_RESP_RESOURCES]	= "insufficient responder resources",
+	[IB_CM_REJ_INSUFFICIENT_RESP_RESOURCES]	= "insufficient resp resources",
 	[IB_CM_REJ_CONSUMER_DEFINED]		= "consumer defined",
 	[IB_CM_REJ_INVALID_RNR_RETRY]		= "invalid RNR retry",
-	[IB_CM_REJ_DUPLICATE_LOCAL_COMM_ID]	= "duplicate local comm id",
+	[IB_CM_REJ_DUPLICATE_LOCAL_COMM_ID]	= "duplicate local comm ID",
 	[IB_CM_REJ_INVALID_CLASS_VERSION]	= "invalid class version",
 	[IB_CM_REJ_INVALID_FLOW_LABEL]		= "invalid flow label",
-	[IB_CM_REJ_INVALID_ALT_FLOW_LABEL]	= "invalid alternate flow label",
-	[IB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED]	= "vendor option not supported",
+	[IB_CM_REJ_INVALID_ALT_FLOW_LABEL]	= "invalid alt flow label",
+	[IB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED]	= "vendor option is not supported",
 };
 
 /**

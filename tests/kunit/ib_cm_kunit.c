@@ -1125,9 +1125,9 @@ static void ibcm_reject_msgs(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, ibcm_reject_msg(IB_CM_REJ_CONSUMER_DEFINED),
 			   "consumer defined");
 	KUNIT_EXPECT_STREQ(test, ibcm_reject_msg(IB_CM_REJ_STALE_CONN),
-			   "stale connection");
+			   "stale conn");
 	KUNIT_EXPECT_STREQ(test, ibcm_reject_msg(IB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED),
-			   "vendor option not supported");
+			   "vendor option is not supported");
 	KUNIT_EXPECT_STREQ(test, ibcm_reject_msg(34), "unrecognized reason");
 	KUNIT_EXPECT_STREQ(test, ibcm_reject_msg(0), "unrecognized reason");
 	KUNIT_EXPECT_STREQ(test, ibcm_reject_msg(-1), "unrecognized reason");
