@@ -159,8 +159,9 @@ void cm_recv_rep(struct cm_port *port, struct cm_msg *msg)
 	p->remote_qkey = rep->local_qkey;
 	p->remote_qpn = rep->local_qpn;
 	p->starting_psn = rep->starting_psn;
-	p->responder_resources = rep->responder_resources;
-	p->initiator_depth = rep->initiator_depth;
+	/* From the receiver's side, as for a REQ (req.c). */
+	p->responder_resources = rep->initiator_depth;
+	p->initiator_depth = rep->responder_resources;
 	p->target_ack_delay = rep->target_ack_delay;
 	p->failover_accepted = rep->failover_accepted;
 	p->flow_control = rep->flow_control;

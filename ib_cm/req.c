@@ -259,8 +259,12 @@ static void cm_fill_req_event(struct cm_event_elem *elem,
 	p->remote_qpn = req->local_qpn;
 	p->qp_type = priv->qp_type;
 	p->starting_psn = req->starting_psn;
-	p->responder_resources = req->responder_resources;
-	p->initiator_depth = req->initiator_depth;
+	/*
+	 * From the receiver's side, as the in-tree CM reports them: what
+	 * the peer may read from us is our responder resources.
+	 */
+	p->responder_resources = req->initiator_depth;
+	p->initiator_depth = req->responder_resources;
 	p->local_cm_response_timeout = req->local_cm_response_timeout;
 	p->flow_control = req->flow_control;
 	p->remote_cm_response_timeout = req->remote_cm_response_timeout;
