@@ -50,6 +50,10 @@ setup_link() {
 	wait_for 10 "rxe0 ACTIVE" rxe0_active
 	barrier link
 	wait_for 20 "ping $PADDR" ping -c 1 -W 1 "$PADDR"
+	# The neighbour entries first: resolution under the CM's 2 s deadline
+	# (rping's) is not what these tests are about, and two busy UML VMs
+	# sometimes need longer for IPv6 neighbour discovery.
+	wait_for 20 "ping $PADDR6" ping -6 -c 1 -W 1 "$PADDR6"
 	say "link: vec0 $LADDR rxe0 <-> $PADDR (VM $PEER)"
 }
 
