@@ -438,7 +438,11 @@ out:
 	rc_end(&l, &c);
 }
 
-/* Multicast on a UD id (no QP: the CM does not attach one). */
+/*
+ * Multicast on a UD id (no QP: the CM does not attach one, and in-tree
+ * WARNs on a join of an id with a QP). No handler here returns 1 on
+ * MULTICAST_JOIN: in-tree WARNs on that too (a panic in the test VM).
+ */
 static int mc_join(struct pt_id *p, const char *group, u8 join_state)
 {
 	char what[48];
@@ -470,15 +474,14 @@ static bool mc_resolve(struct pt_id *p, const char *src, const char *group)
 
 enum {
 	MC_JOIN, MC_TWO, MC_TWICE, MC_LEAVE_UNJOINED, MC_UNICAST, MC_RC,
-	MC_IDLE, MC_BOUND, MC_SENDONLY, MC_V6, MC_DESTROY_JOINED,
-	MC_HANDLER_DESTROYS, MC_COUNT
+	MC_IDLE, MC_BOUND, MC_SENDONLY, MC_V6, MC_DESTROY_JOINED, MC_COUNT
 };
 
 static const char * const mc_names[] = {
 	"roce-mc-join", "roce-mc-two-groups", "roce-mc-same-group-twice",
 	"roce-mc-leave-unjoined", "roce-mc-unicast-address", "roce-mc-rc-id",
 	"roce-mc-idle", "roce-mc-bound", "roce-mc-sendonly", "roce-mc-ipv6",
-	"roce-mc-destroy-joined", "roce-mc-handler-destroys",
+	"roce-mc-destroy-joined",
 };
 
 static void sc_mc(int how)
@@ -549,11 +552,6 @@ static void sc_mc(int how)
 		mc_leave(&m, MC_G1);
 		break;
 	case MC_DESTROY_JOINED:
-		if (!mc_join(&m, MC_G1, full))
-			pt_wait(&m, RDMA_CM_EVENT_MULTICAST_JOIN);
-		break;
-	case MC_HANDLER_DESTROYS:
-		m.destroy_on = RDMA_CM_EVENT_MULTICAST_JOIN;
 		if (!mc_join(&m, MC_G1, full))
 			pt_wait(&m, RDMA_CM_EVENT_MULTICAST_JOIN);
 		break;
