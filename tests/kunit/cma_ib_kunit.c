@@ -150,6 +150,7 @@ static struct cma_roce_path_in cik_path_in(enum ib_gid_type type)
 		.dmac = { 0x02, 0, 0, 0, 0, 0x42 },
 		.hop_limit = 64,
 		.tos = 0xa0,
+		.sl = 5,
 		.netdev_mtu = 1500,
 		.packet_life_time = CMA_ROCE_PACKET_LIFETIME,
 	};

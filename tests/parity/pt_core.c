@@ -30,6 +30,7 @@
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 
 #include "rdma_cm/cma_priv.h"
@@ -291,7 +292,8 @@ static void pt_on_request(struct pt_id *l, struct rdma_cm_id *id, int *ret)
 		break;
 	case PT_REJECT:
 		pt_log("  conn: reject pd=%d -> %d\n", l->pdlen,
-		       rdma_reject(id, pt_pattern, l->pdlen, 0));
+		       rdma_reject(id, pt_pattern, l->pdlen,
+				   IB_CM_REJ_CONSUMER_DEFINED));
 		c->id = NULL;
 		*ret = 1;	/* the CM destroys it */
 		break;

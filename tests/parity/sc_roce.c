@@ -80,6 +80,18 @@ static bool rc_established(struct pt_id *l, struct pt_id *c)
 	return pt_wait(l->child, RDMA_CM_EVENT_ESTABLISHED);
 }
 
+/*
+ * @a disconnects; @b hears it and answers (the DREP), as a ULP does; then
+ * @a hears the answer.
+ */
+static void rc_disconnect(struct pt_id *a, struct pt_id *b)
+{
+	pt_call(a, "disconnect", rdma_disconnect(a->id));
+	if (pt_wait(b, RDMA_CM_EVENT_DISCONNECTED))
+		pt_call(b, "disconnect (answer)", rdma_disconnect(b->id));
+	pt_wait(a, RDMA_CM_EVENT_DISCONNECTED);
+}
+
 static void rc_end(struct pt_id *l, struct pt_id *c)
 {
 	pt_destroy_children();
@@ -130,9 +142,7 @@ static void sc_pd(int i)
 	} else if (what == PD_REJECT) {
 		pt_wait(&c, RDMA_CM_EVENT_REJECTED);
 	} else if (rc_established(&l, &c)) {
-		pt_call(&c, "disconnect", rdma_disconnect(c.id));
-		pt_wait(&c, RDMA_CM_EVENT_DISCONNECTED);
-		pt_wait(l.child, RDMA_CM_EVENT_DISCONNECTED);
+		rc_disconnect(&c, l.child);
 	}
 	pt_call(&c, "after", 0);
 out:
@@ -167,12 +177,16 @@ static void sc_disconnect(int how)
 	if (!rc_pair(&l, &c, RC_PORT + 3, PT_ACCEPT, 0) ||
 	    !rc_established(&l, &c))
 		goto out;
-	if (how != DC_PASSIVE)
+	if (how == DC_ACTIVE) {
+		rc_disconnect(&c, l.child);
+	} else if (how == DC_PASSIVE) {
+		rc_disconnect(l.child, &c);
+	} else {
 		pt_call(&c, "disconnect", rdma_disconnect(c.id));
-	if (how != DC_ACTIVE)
 		pt_call(l.child, "disconnect", rdma_disconnect(l.child->id));
-	pt_wait(&c, RDMA_CM_EVENT_DISCONNECTED);
-	pt_wait(l.child, RDMA_CM_EVENT_DISCONNECTED);
+		pt_wait(&c, RDMA_CM_EVENT_DISCONNECTED);
+		pt_wait(l.child, RDMA_CM_EVENT_DISCONNECTED);
+	}
 	pt_call(&c, "after", 0);
 	pt_call(l.child, "after", 0);
 	pt_call(&c, "disconnect again", rdma_disconnect(c.id));
@@ -241,9 +255,7 @@ static void sc_destroy(int how)
 	case DS_LISTENER:
 		pt_destroy(&l);
 		pt_call(l.child, "after the listener is gone", 0);
-		pt_call(&c, "disconnect", rdma_disconnect(c.id));
-		pt_wait(&c, RDMA_CM_EVENT_DISCONNECTED);
-		pt_wait(l.child, RDMA_CM_EVENT_DISCONNECTED);
+		rc_disconnect(&c, l.child);
 		break;
 	}
 out:
@@ -373,9 +385,7 @@ static void sc_options(int set)
 	rc_qp_attr(l.child);
 	pt_call(&c, "set_ack_timeout(18) connected",
 		rdma_set_ack_timeout(c.id, 18));
-	pt_call(&c, "disconnect", rdma_disconnect(c.id));
-	pt_wait(&c, RDMA_CM_EVENT_DISCONNECTED);
-	pt_wait(l.child, RDMA_CM_EVENT_DISCONNECTED);
+	rc_disconnect(&c, l.child);
 out:
 	rc_end(&l, &c);
 }
