@@ -188,6 +188,7 @@ static void cik_path_v1_mtu(struct kunit *test)
 
 	in.netdev_mtu = 9000;
 	in.tos = 0;
+	in.sl = 0;
 	KUNIT_ASSERT_EQ(test, 0, cma_roce_fill_path(&rec, &in));
 	KUNIT_EXPECT_EQ(test, rec.rec_type, SA_PATH_REC_TYPE_ROCE_V1);
 	KUNIT_EXPECT_EQ(test, rec.mtu, IB_MTU_4096);
