@@ -277,8 +277,9 @@ static int parse_rej(struct cm_rej_msg *m, struct cm_rej_info *r)
 	GET_PD(CM_REJ_ARI, m, r->ari, sizeof(r->ari));
 	GET_PD(CM_REJ_PRIVATE_DATA, m, r->private_data,
 	       sizeof(r->private_data));
+	/* Reason 0 is no IBA reason, but what a consumer may send (in-tree). */
 	if (r->msg_rejected > CM_MSG_OTHER ||
-	    r->ari_length > IB_CM_REJ_ARI_LENGTH || !r->reason)
+	    r->ari_length > IB_CM_REJ_ARI_LENGTH)
 		return -EINVAL;
 	return 0;
 }

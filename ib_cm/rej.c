@@ -177,8 +177,19 @@ void cm_recv_rej(struct cm_port *port, struct cm_msg *msg)
 	struct cm_event_elem *elem;
 	struct cm_id_priv *priv;
 	bool timewait = false;
+	__be64 guid;
 
-	priv = cm_lookup_local(rej->remote_comm_id);
+	if (!rej->remote_comm_id && rej->reason == IB_CM_REJ_TIMEOUT &&
+	    rej->ari_length >= sizeof(guid)) {
+		/*
+		 * An active side that gave up on its REQ before it learnt our
+		 * id: found by its id and the CA GUID its ARI carries.
+		 */
+		memcpy(&guid, rej->ari, sizeof(guid));
+		priv = cm_lookup_remote(rej->local_comm_id, guid);
+	} else {
+		priv = cm_lookup_local(rej->remote_comm_id);
+	}
 	if (!priv) {
 		cm_count(CM_CNT_RX_UNKNOWN_ID);
 		return;

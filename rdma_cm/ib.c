@@ -481,9 +481,11 @@ static int cma_ib_handler(struct ib_cm_id *cm_id,
 		if (!cma_comp_exch(id_priv, RDMA_CM_CONNECT,
 				   RDMA_CM_DISCONNECT))
 			goto out;
-		if (ib_ev->event == IB_CM_DREQ_RECEIVED &&
-		    !ib_send_cm_drep(cm_id, NULL, 0))
-			trace_cm_sent_drep(id_priv);
+		/*
+		 * A DREQ is answered (DREP) by the consumer's
+		 * rdma_disconnect() or destroy, as in-tree: until then the
+		 * peer's DISCONNECTED waits.
+		 */
 		ev.event = RDMA_CM_EVENT_DISCONNECTED;
 		break;
 	case IB_CM_TIMEWAIT_EXIT:

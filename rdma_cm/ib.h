@@ -78,6 +78,7 @@ struct cma_roce_path_in {
 	u8			dmac[ETH_ALEN];
 	u8			hop_limit;
 	u8			tos;
+	u8			sl;	/* the netdev's VLAN priority of @tos */
 	int			netdev_mtu;
 	u8			packet_life_time;
 };

@@ -173,17 +173,38 @@ static void cma_mc_drop_ip_group(struct rdma_id_private *id_priv,
 	dev_put(ndev);
 }
 
+/* Free an unlinked @mc whose work is not queued: membership dropped. */
+static void cma_mc_release(struct rdma_id_private *id_priv, struct cma_mc *mc)
+{
+	cma_mc_drop_ip_group(id_priv, mc);
+	rdma_destroy_ah_attr(&mc->event.param.ud.ah_attr);
+	kfree(mc);
+}
+
 static void cma_mc_work(struct work_struct *work)
 {
 	struct cma_mc *mc = container_of(work, struct cma_mc, work);
 	struct rdma_id_private *id_priv = mc->id_priv;
 	enum rdma_cm_state state;
+	bool mine;
 
 	mutex_lock(&id_priv->handler_mutex);
 	state = cma_state(id_priv);
 	if (state == RDMA_CM_DESTROYING || state == RDMA_CM_DEVICE_REMOVAL)
 		goto out_unlock;
 	if (cma_deliver(id_priv, &mc->event)) {
+		/*
+		 * The handler destroys its id (in-tree WARNs instead). The
+		 * destroy path cancels the work of every join it unlinks,
+		 * and this join's work is the one running: unlink and free
+		 * it here, unless a leave already did and waits for us.
+		 */
+		spin_lock(&id_priv->mc_lock);
+		mine = !list_empty(&mc->list);
+		list_del_init(&mc->list);
+		spin_unlock(&id_priv->mc_lock);
+		if (mine)
+			cma_mc_release(id_priv, mc);
 		cma_id_put(id_priv);	/* the work's; the id's own remains */
 		cma_destroy_handler_locked(id_priv);
 		return;
@@ -198,9 +219,7 @@ static void cma_mc_free(struct rdma_id_private *id_priv, struct cma_mc *mc)
 {
 	if (cancel_work_sync(&mc->work))
 		cma_id_put(id_priv);	/* the reference of the queued work */
-	cma_mc_drop_ip_group(id_priv, mc);
-	rdma_destroy_ah_attr(&mc->event.param.ud.ah_attr);
-	kfree(mc);
+	cma_mc_release(id_priv, mc);
 }
 
 /* Fill @mc's MULTICAST_JOIN event: the group's address vector and qkey. */

@@ -11,8 +11,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/visibility.h>
+#include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <net/route.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 
@@ -79,6 +81,20 @@ int cma_roce_set_sgid(struct rdma_id_private *id_priv)
  * Fill @rec for a RoCE path from the resolved addresses. -EINVAL if the
  * netdev's MTU cannot carry the smallest IB MTU.
  */
+/*
+ * The SL of @tos on @ndev: the VLAN priority (PCP) that the netdev's
+ * egress map gives the ToS's socket priority; 0 without a VLAN.
+ */
+static u8 cma_roce_tos_sl(struct net_device *ndev, u8 tos)
+{
+	u16 mask;
+
+	if (!is_vlan_dev(ndev))
+		return 0;
+	mask = vlan_dev_get_egress_qos_mask(ndev, rt_tos2priority(tos));
+	return (mask & VLAN_PRIO_MASK) >> VLAN_PRIO_SHIFT;
+}
+
 int cma_roce_fill_path(struct sa_path_rec *rec,
 		       const struct cma_roce_path_in *in)
 {
@@ -94,8 +110,8 @@ int cma_roce_fill_path(struct sa_path_rec *rec,
 	rec->roce.route_resolved = true;
 	rec->hop_limit = in->hop_limit;
 	rec->traffic_class = in->tos;
-	/* The IP precedence bits of the ToS select the service level. */
-	rec->sl = in->tos >> 5;
+	/* As in-tree: the netdev's priority map (VLAN egress) gives the SL. */
+	rec->sl = in->sl;
 	rec->reversible = 1;
 	rec->pkey = cpu_to_be16(0xffff);
 	rec->mtu_selector = IB_SA_EQ;
@@ -122,11 +138,10 @@ static int cma_roce_path_in(struct rdma_id_private *id_priv,
 	if (!ndev)
 		return -ENODEV;
 	in->netdev_mtu = READ_ONCE(ndev->mtu);
-	dev_put(ndev);
 
 	ret = rdma_ip2gid(cma_dst_addr(id_priv), &in->dgid);
 	if (ret)
-		return ret;
+		goto out_put;
 	in->gid_type = dev_addr->sgid_attr->gid_type;
 	in->sgid = dev_addr->sgid_attr->gid;
 	memcpy(in->dmac, dev_addr->dst_dev_addr, ETH_ALEN);
@@ -136,12 +151,17 @@ static int cma_roce_path_in(struct rdma_id_private *id_priv,
 	mutex_lock(&id_priv->qp_mutex);
 	in->tos = id_priv->tos_set ? id_priv->tos :
 		  READ_ONCE(cma_roce_port_cfg(id_priv)->roce_tos);
-	/* ib_cm sets the QP's ACK timeout to the packet life time + 1. */
-	in->packet_life_time = CMA_ROCE_PACKET_LIFETIME;
-	if (id_priv->timeout_set && id_priv->timeout)
-		in->packet_life_time = id_priv->timeout - 1;
 	mutex_unlock(&id_priv->qp_mutex);
-	return 0;
+	in->sl = cma_roce_tos_sl(ndev, in->tos);
+	/*
+	 * As in-tree, the path's life time is fixed: a consumer's ACK
+	 * timeout (rdma_set_ack_timeout()) goes to its own QP alone, and
+	 * the peer takes the REQ's, derived from the path.
+	 */
+	in->packet_life_time = CMA_ROCE_PACKET_LIFETIME;
+out_put:
+	dev_put(ndev);
+	return ret;
 }
 
 /* Install @rec as the id's only path. */

@@ -27,6 +27,8 @@ RANGE=$(sysctl -n net.ipv4.ip_local_port_range)
 
 # siw on one veth end in the initial namespace (kernel ULPs' namespace);
 # every parity address on it, so a connection is local, as in ULP setups.
+# RoCE the same way: rxe on a veth end of its own (rdma_rxe works in the
+# initial namespace only), both RoCE addresses on it: rxe loopback.
 parity_net() {
 	ip link add pA type veth peer name pB
 	ip addr add $A/24 dev pA
@@ -37,11 +39,22 @@ parity_net() {
 	ip link set pB up
 	rdma link add sP type siw netdev pA
 	wait_for 10 "sP ACTIVE" bash -c "rdma link show sP/1 | grep -q ACTIVE"
+	ip link add pR type veth peer name pS
+	ip addr add 198.18.5.1/24 dev pR
+	ip addr add 198.18.5.2/24 dev pR
+	ip addr add 2001:2:0:5::1/64 dev pR nodad
+	ip addr add 2001:2:0:5::2/64 dev pR nodad
+	ip link set pR up
+	ip link set pS up
+	rdma link add rP type rxe netdev pR
+	wait_for 10 "rP ACTIVE" bash -c "rdma link show rP/1 | grep -q 'state ACTIVE'"
 }
 parity_net_down() {
 	sysctl -qw net.ipv4.ip_local_port_range="$RANGE" || true
 	rdma link delete sP 2>/dev/null || true
 	ip link delete pA 2>/dev/null || true
+	rdma link delete rP 2>/dev/null || true
+	ip link delete pR 2>/dev/null || true
 }
 trap 'parity_net_down; cleanup' EXIT
 
@@ -241,8 +254,9 @@ for want in 'ucma-accept_pd:client: event ESTABLISHED status 0 pdata 40' \
 		{ cat /tmp/par-sc.txt; fail "scenario ${want%%:*} lacks '${want#*:}'"; }
 done
 # Swap: ours out, the in-tree CMs in (the kernel's own module requests for
-# them stay refused; this loads them by hand).
-rmmod rdma_ucm rdma_cm iw_cm || fail "cannot unload our stack"
+# them stay refused; this loads them by hand). ib_cm too: the RoCE
+# scenarios compare the in-tree rdma_cm over the in-tree ib_cm.
+rmmod rdma_ucm rdma_cm iw_cm ib_cm || fail "cannot unload our stack"
 { "${MP[@]}" rdma_cm && "${MP[@]}" rdma_ucm; } || fail "cannot load the in-tree rdma_cm"
 run_scenarios /tmp/parity-stock.txt in-tree stock
 rmmod rdma_ucm rdma_cm ib_cm iw_cm || fail "cannot unload the in-tree stack"

@@ -151,6 +151,7 @@ static struct cma_roce_path_in cik_path_in(enum ib_gid_type type)
 		.dmac = { 0x02, 0, 0, 0, 0, 0x42 },
 		.hop_limit = 64,
 		.tos = 0xa0,
+		.sl = 5,
 		.netdev_mtu = 1500,
 		.packet_life_time = CMA_ROCE_PACKET_LIFETIME,
 	};
@@ -188,6 +189,7 @@ static void cik_path_v1_mtu(struct kunit *test)
 
 	in.netdev_mtu = 9000;
 	in.tos = 0;
+	in.sl = 0;
 	KUNIT_ASSERT_EQ(test, 0, cma_roce_fill_path(&rec, &in));
 	KUNIT_EXPECT_EQ(test, rec.rec_type, SA_PATH_REC_TYPE_ROCE_V1);
 	KUNIT_EXPECT_EQ(test, rec.mtu, IB_MTU_4096);

@@ -393,7 +393,7 @@ static const struct bad_case bad_cases[] = {
 	{ "req-comm-id-0", case_req, spoil_req_comm0, 256, -EINVAL },
 	{ "rej-ari-73", case_rej, spoil_rej_ari, 256, -EINVAL },
 	{ "rej-msg-3", case_rej, spoil_rej_msg, 256, -EINVAL },
-	{ "rej-reason-0", case_rej, spoil_rej_reason0, 256, -EINVAL },
+	{ "rej-reason-0", case_rej, spoil_rej_reason0, 256, 0 },	/* taken */
 	{ "mra-msg-3", case_mra, spoil_mra_msg, 256, -EINVAL },
 	{ "sidr-rep-info-73", case_sidr_rep, spoil_sidr_info, 256, -EINVAL },
 	{ "sidr-rep-status-6", case_sidr_rep, spoil_sidr_status, 256, -EINVAL },

@@ -14,6 +14,11 @@
 #define PARITY_NOBODY	"198.18.1.99"
 #define PARITY_A6	"2001:2:0:1::1"		/* RFC 5180 benchmarking */
 #define PARITY_B6	"2001:2:0:1::2"
+/* RoCE: one rxe device on its own veth end, both addresses on it. */
+#define PARITY_RA	"198.18.5.1"
+#define PARITY_RB	"198.18.5.2"
+#define PARITY_RA6	"2001:2:0:5::1"
+#define PARITY_RB6	"2001:2:0:5::2"
 #define PT_PORT		7300
 #define PT_MAX_EV	16
 #define PT_NO_EVENT	(-1)
@@ -58,6 +63,7 @@ void pt_destroy(struct pt_id *p);
 int pt_qp(struct pt_id *p);
 void pt_call(struct pt_id *p, const char *what, int ret);
 bool pt_wait(struct pt_id *p, enum rdma_cm_event_type event);
+bool pt_wait_n(struct pt_id *p, enum rdma_cm_event_type event, int n);
 int pt_wait_any(struct pt_id *p, enum rdma_cm_event_type a,
 		enum rdma_cm_event_type b);
 bool pt_resolve(struct pt_id *p, const char *dst, u16 port);
@@ -70,5 +76,6 @@ void pt_destroy_children(void);
 void pt_register_calls(void);
 void pt_register_bind(void);
 void pt_register_conn(void);
+void pt_register_roce(void);
 
 #endif /* _CM_PARITY_PT_H */

@@ -10,14 +10,15 @@
  * boot and compares the traces.
  *
  * Setup (the guest script): siw on one veth end in the initial namespace
- * with PARITY_A, PARITY_B, PARITY_A6 and PARITY_B6 on it.
+ * with PARITY_A, PARITY_B, PARITY_A6 and PARITY_B6 on it; rxe on another
+ * with PARITY_RA, PARITY_RB, PARITY_RA6 and PARITY_RB6.
  *
  *   echo all >/sys/kernel/debug/cm_parity/run	   (or a scenario name)
  *   echo narrow >/sys/kernel/debug/cm_parity/run	   (port range narrowed)
  *   cat /sys/kernel/debug/cm_parity/trace
  *
  * This file: the toolkit (pt.h) and the debugfs front end. The scenarios
- * live in sc_calls.c, sc_bind.c and sc_conn.c.
+ * live in sc_calls.c, sc_bind.c, sc_conn.c and (RoCE, rxe) sc_roce.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,6 +30,7 @@
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 
 #include "rdma_cm/cma_priv.h"
@@ -36,7 +38,8 @@
 
 #define PT_WAIT		(8 * HZ)
 #define PT_BUF		(1024 * 1024)
-#define PT_MAX_SC	256
+#define PT_MAX_SC	384
+#define PT_MAX_QP	16
 #define PT_MAX_CHILD	16
 
 static const char * const pt_states[] = {
@@ -53,6 +56,9 @@ static DEFINE_SPINLOCK(pt_buf_lock);	/* handlers log too */
 static struct pt_id pt_children[PT_MAX_CHILD];
 static atomic_t pt_nchildren;
 static u8 pt_pattern[256];		/* private data: byte i is i + 1 */
+/* QP numbers of this scenario's QPs: traces name them qp0, qp1, ... */
+static u32 pt_qpns[PT_MAX_QP];
+static atomic_t pt_nqps;
 
 static struct pt_scenario *pt_scenarios;	/* filled at load */
 static int pt_nscenarios;
@@ -134,7 +140,6 @@ struct sockaddr *pt_psa(const char *ip, u16 port)
 int pt_qp(struct pt_id *p)
 {
 	struct ib_qp_init_attr attr = {
-		.qp_type = IB_QPT_RC,
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
@@ -156,7 +161,78 @@ int pt_qp(struct pt_id *p)
 	}
 	attr.send_cq = p->cq;
 	attr.recv_cq = p->cq;
-	return rdma_create_qp(p->id, p->pd, &attr);
+	attr.qp_type = p->id->qp_type;	/* RC, or UD for RDMA_PS_UDP */
+	ret = rdma_create_qp(p->id, p->pd, &attr);
+	if (!ret) {
+		int i = atomic_inc_return(&pt_nqps) - 1;
+
+		if (i < PT_MAX_QP)
+			pt_qpns[i] = p->id->qp->qp_num;
+	}
+	return ret;
+}
+
+/* A QP number as the trace shows it: which of ours, 0, or the number. */
+static void pt_qpn(char *out, size_t n, u32 qpn)
+{
+	int i, nqp = min(atomic_read(&pt_nqps), PT_MAX_QP);
+
+	for (i = 0; i < nqp; i++) {
+		if (pt_qpns[i] == qpn) {
+			snprintf(out, n, "qp%d", i);
+			return;
+		}
+	}
+	snprintf(out, n, "%#x", qpn);
+}
+
+/*
+ * What IB and RoCE events carry beyond iWARP's: the UD parameters (SIDR,
+ * multicast), the connection parameters, the consumer reject data.
+ */
+static void pt_log_ib(struct pt_id *p, struct rdma_cm_id *id,
+		      struct rdma_cm_event *ev)
+{
+	static const u8 no_gid[16];
+	char qpn[16];
+
+	if (rdma_protocol_iwarp(id->device, id->port_num))
+		return;
+	if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN ||
+	    (id->qp_type == IB_QPT_UD &&
+	     ev->event == RDMA_CM_EVENT_ESTABLISHED)) {
+		const struct rdma_ah_attr *ah = &ev->param.ud.ah_attr;
+		const struct ib_global_route *grh = &ah->grh;
+		bool has_grh = rdma_ah_get_ah_flags(ah) & IB_AH_GRH;
+
+		pt_qpn(qpn, sizeof(qpn), ev->param.ud.qp_num);
+		pt_log("    ud: qpn=%s qkey=%#x type=%d port=%u sl=%u grh=%d\n",
+		       qpn, ev->param.ud.qkey, ah->type, ah->port_num, ah->sl,
+		       has_grh);
+		pt_log("    ud: dgid=%pI6 sgid_index=%u hop=%u tclass=%u\n",
+		       has_grh ? grh->dgid.raw : no_gid,
+		       has_grh ? grh->sgid_index : 0,
+		       has_grh ? grh->hop_limit : 0,
+		       has_grh ? grh->traffic_class : 0);
+	} else if (id->qp_type == IB_QPT_RC &&
+		   (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST ||
+		    ev->event == RDMA_CM_EVENT_ESTABLISHED)) {
+		const struct rdma_conn_param *c = &ev->param.conn;
+
+		pt_qpn(qpn, sizeof(qpn), c->qp_num);
+		pt_log("    conn: resp=%u init=%u flow=%u retry=%u rnr=%u srq=%u qpn=%s\n",
+		       c->responder_resources, c->initiator_depth,
+		       c->flow_control, c->retry_count, c->rnr_retry_count,
+		       c->srq, qpn);
+	} else if (ev->event == RDMA_CM_EVENT_REJECTED) {
+		const u8 *d;
+		u8 len = 0;
+
+		d = rdma_consumer_reject_data(id, ev, &len);
+		pt_log("    reject: \"%s\" data=%u:%08x\n",
+		       rdma_reject_msg(id, ev->status), len,
+		       d && len ? crc32_le(~0, d, len) : 0);
+	}
 }
 
 /* The QP, CQ and PD of @p, also when its id went with a handler. */
@@ -216,7 +292,8 @@ static void pt_on_request(struct pt_id *l, struct rdma_cm_id *id, int *ret)
 		break;
 	case PT_REJECT:
 		pt_log("  conn: reject pd=%d -> %d\n", l->pdlen,
-		       rdma_reject(id, pt_pattern, l->pdlen, 0));
+		       rdma_reject(id, pt_pattern, l->pdlen,
+				   IB_CM_REJ_CONSUMER_DEFINED));
 		c->id = NULL;
 		*ret = 1;	/* the CM destroys it */
 		break;
@@ -261,6 +338,8 @@ static int pt_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	pt_log("  %s: event %.*s status=%d%s state=%s\n", p->name,
 	       pt_trimmed_len(rdma_event_msg(ev->event)),
 	       rdma_event_msg(ev->event), ev->status, pds, pt_state(id));
+	if (id->device)
+		pt_log_ib(p, id, ev);
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		if (p->destroy_on == RDMA_CM_EVENT_CONNECT_REQUEST)
 			p->mode = PT_REFUSE;
@@ -282,24 +361,28 @@ static int pt_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return ret;
 }
 
-/* Wait until @p got @event; log a timeout. */
-bool pt_wait(struct pt_id *p, enum rdma_cm_event_type event)
+/* Wait until @p got @event @n times; log a timeout. */
+bool pt_wait_n(struct pt_id *p, enum rdma_cm_event_type event, int n)
 {
-	bool seen = false;
 	long left;
 
 	left = wait_event_timeout(pt_wq, ({
-		int i;
+		int i, seen = 0;
 
-		seen = false;
 		for (i = 0; i < READ_ONCE(p->n_ev); i++)
-			seen |= p->ev[i] == event;
-		seen;
+			seen += p->ev[i] == event;
+		seen >= n;
 	}), PT_WAIT);
 	if (!left)
 		pt_log("  %s: timed out waiting for %s\n", p->name,
 		       rdma_event_msg(event));
 	return left;
+}
+
+/* Wait until @p got @event; log a timeout. */
+bool pt_wait(struct pt_id *p, enum rdma_cm_event_type event)
+{
+	return pt_wait_n(p, event, 1);
 }
 
 /* Wait until @p got @a or @b; log a timeout. Which one, or -1. */
@@ -378,12 +461,14 @@ void pt_call(struct pt_id *p, const char *what, int ret)
 	}
 	pt_port(port, sizeof(port), SA(id->route.addr.src_addr));
 	/*
-	 * The device (the script's one siw device) and port as restrack
+	 * The device (the script's siw or rxe device) and port as restrack
 	 * shows them; without a device the port is nobody's business.
 	 */
 	if (id->device)
-		pt_log("  %s: %s -> %d state=%s port=%s dev=siw/%u\n", p->name,
-		       what, ret, pt_state(id), port, id->port_num);
+		pt_log("  %s: %s -> %d state=%s port=%s dev=%s/%u\n", p->name,
+		       what, ret, pt_state(id), port,
+		       rdma_protocol_iwarp(id->device, id->port_num) ?
+		       "siw" : "rxe", id->port_num);
 	else
 		pt_log("  %s: %s -> %d state=%s port=%s dev=-\n", p->name,
 		       what, ret, pt_state(id), port);
@@ -455,6 +540,7 @@ static int pt_run(const char *cmd)
 		pt_log("scenario %s\n", sc->name);
 		sc->fn(sc->arg);
 		pt_destroy_children();	/* none left for the next one */
+		atomic_set(&pt_nqps, 0);
 		n++;
 	}
 	return n;
@@ -531,6 +617,7 @@ static int __init pt_init(void)
 	pt_register_calls();
 	pt_register_bind();
 	pt_register_conn();
+	pt_register_roce();
 
 	pt_dir = debugfs_create_dir("cm_parity", NULL);
 	debugfs_create_file("run", 0200, pt_dir, NULL, &pt_run_fops);
