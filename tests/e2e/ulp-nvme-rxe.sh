@@ -10,6 +10,19 @@
 # with direct I/O (4 KiB, 1 MiB + 4 KiB, 16 MiB) reads back with the same
 # sha256 from the device and from the target's file; teardown leaves no CM
 # id, every module unloads, and rdma_cm is the stack's before and after.
+#
+# Not on the stock stack: there lockdep reports a circular dependency
+# (seen in the CI run of 2026-11-23, not in every run): nvmet handles an I/O
+# queue's connect inside the in-tree rdma_cm's event handler (handler_mutex,
+# then nvmet_config_sem), and removes its port under nvmet_config_sem,
+# destroying its listener (handler_mutex). All ids share one lock class
+# in-tree; ours gives listeners a class of their own (README, "IB and RoCE").
+# The stock run is a baseline of the tests, and this one cannot pass there
+# reliably under lockdep.
+if [ "${ORCM_STACK:-}" = stock ]; then
+	echo "## SKIP on the stock stack: the in-tree rdma_cm's lockdep report (see the head of $0)"
+	exit 0
+fi
 # shellcheck source=tests/e2e/ulp-nvme.bash
 . "$(dirname "$0")/ulp-nvme.bash"
 
