@@ -46,6 +46,8 @@ struct cma_ib_hdr {
 /* Write the header for a request from @src to @dst into @buf. */
 int cma_ib_hdr_encode(struct cma_ib_hdr *hdr, const struct sockaddr *src,
 		      const struct sockaddr *dst);
+u8 *cma_ib_req_pdata(struct rdma_id_private *id_priv,
+		     const struct rdma_conn_param *conn_param, u8 *len);
 
 /*
  * Parse the header of request private data @pd (@len bytes) for service id

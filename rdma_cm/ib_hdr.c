@@ -8,6 +8,7 @@
 #include <kunit/visibility.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <net/ipv6.h>
 
@@ -48,6 +49,33 @@ int cma_ib_hdr_encode(struct cma_ib_hdr *hdr, const struct sockaddr *src,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_ib_hdr_encode);
+
+/*
+ * The private data of a REQ or SIDR_REQ: the rdma_cm header of @id_priv's
+ * addresses, then the consumer's data. A kmalloc'ed buffer of *@len bytes
+ * (the caller frees it), or an ERR_PTR.
+ */
+u8 *cma_ib_req_pdata(struct rdma_id_private *id_priv,
+		     const struct rdma_conn_param *conn_param, u8 *len)
+{
+	u8 *pd;
+	int ret;
+
+	*len = CMA_IB_HDR_LEN + conn_param->private_data_len;
+	pd = kzalloc(*len, GFP_KERNEL);
+	if (!pd)
+		return ERR_PTR(-ENOMEM);
+	ret = cma_ib_hdr_encode((struct cma_ib_hdr *)pd, cma_src_addr(id_priv),
+				cma_dst_addr(id_priv));
+	if (ret) {
+		kfree(pd);
+		return ERR_PTR(ret);
+	}
+	if (conn_param->private_data_len)
+		memcpy(pd + CMA_IB_HDR_LEN, conn_param->private_data,
+		       conn_param->private_data_len);
+	return pd;
+}
 
 static void cma_ib_hdr_get_ip(struct sockaddr_storage *ss, int v,
 			      const union cma_ib_hdr_ip *ip, __be16 port)

@@ -124,17 +124,9 @@ int cma_ud_connect(struct rdma_id_private *id_priv,
 
 	if (!route->path_rec)
 		return -EINVAL;
-	len = CMA_IB_HDR_LEN + conn_param->private_data_len;
-	pd = kzalloc(len, GFP_KERNEL);
-	if (!pd)
-		return -ENOMEM;
-	ret = cma_ib_hdr_encode((struct cma_ib_hdr *)pd, cma_src_addr(id_priv),
-				cma_dst_addr(id_priv));
-	if (ret)
-		goto out_free;
-	if (conn_param->private_data_len)
-		memcpy(pd + CMA_IB_HDR_LEN, conn_param->private_data,
-		       conn_param->private_data_len);
+	pd = cma_ib_req_pdata(id_priv, conn_param, &len);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
 
 	cm_id = ib_create_cm_id(id_priv->id.device, cma_ud_handler, id_priv);
 	if (IS_ERR(cm_id)) {
