@@ -30,6 +30,9 @@ ORCM_PKGS+=(librdmacm-dev libibverbs-dev)
 # open-iscsi (iscsid, iscsiadm), the NFS server and client tools (exportfs,
 # rpc.mountd, mount.nfs, rpcbind, rpcinfo), mkfs.ext4 and e2fsck.
 ORCM_PKGS+=(nvme-cli open-iscsi nfs-kernel-server nfs-common rpcbind e2fsprogs)
+# iWARP host-stack tests: tshark decodes our MPA/DDP/RDMAP frames, nft blocks a
+# port; the adversarial MPA peer (tools/mpa-peer) is C++20 with GoogleTest.
+ORCM_PKGS+=(tshark nftables g++ libgtest-dev)
 
 # ensure_pkgs PKG...: install the packages that are missing. A warm machine never
 # touches apt: dpkg-query answers locally.
