@@ -121,6 +121,7 @@ void sr_conn_queue_release(struct sr_conn *c, unsigned long delay);
 /* wire_tx.c */
 void sr_tx_work(struct work_struct *w);
 int sr_tx_rtr(struct sr_conn *c);
+bool sr_tx_term_now(struct sr_conn *c);
 void sr_tx_flush(struct sr_conn *c);
 
 /* wire_rx.c */

@@ -180,8 +180,15 @@ static void sr_conn_release(struct sr_conn *c)
 	sr_rx_flush(c);
 
 	mutex_lock(&c->tx_mutex);
-	if (test_bit(SR_CONN_ABORT, &c->flags) ||
-	    !test_bit(SR_CONN_FIN_SENT, &c->flags))
+	/*
+	 * After a TERMINATE the stream ends with FIN (unsent data would be
+	 * lost with RST); otherwise an abortive close, or one without our
+	 * FIN, resets the connection.
+	 */
+	if (test_bit(SR_CONN_TERM, &c->flags) && sr_tx_term_now(c))
+		kernel_sock_shutdown(c->sock, SHUT_WR);
+	else if (test_bit(SR_CONN_ABORT, &c->flags) ||
+		 !test_bit(SR_CONN_FIN_SENT, &c->flags))
 		sock_no_linger(c->sock->sk);	/* close with RST */
 	sock_release(c->sock);
 	c->sock = NULL;

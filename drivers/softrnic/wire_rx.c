@@ -385,7 +385,8 @@ void sr_rx_work(struct work_struct *w)
 	struct sr_conn *c = container_of(w, struct sr_conn, rx_work);
 	int budget = SR_RX_BUDGET;
 
-	if (test_bit(SR_CONN_RELEASED, &c->flags))
+	if (test_bit(SR_CONN_RELEASED, &c->flags) ||
+	    test_bit(SR_CONN_DEAD, &c->flags))
 		return;
 	while (budget--) {
 		struct kvec iov = { .iov_base = c->rxchunk,

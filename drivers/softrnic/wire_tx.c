@@ -408,6 +408,21 @@ out:
 	mutex_unlock(&c->tx_mutex);
 }
 
+/*
+ * Release is near: a TERMINATE that tx_work has not framed yet is sent now,
+ * without waiting, so that a close right after an error still reports it.
+ * tx_mutex held. True if the TERMINATE is in the socket.
+ */
+bool sr_tx_term_now(struct sr_conn *c)
+{
+	lockdep_assert_held(&c->tx_mutex);
+	if (c->tx_len && tx_push(c, false))
+		return false;
+	if (c->term_pending)
+		tx_term(c);
+	return c->term_sent && !tx_push(c, false);
+}
+
 /* The socket is gone: flush what the engine took. tx_mutex held. */
 void sr_tx_flush(struct sr_conn *c)
 {
