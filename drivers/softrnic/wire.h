@@ -88,8 +88,8 @@ struct sr_conn {
 	struct mutex tx_mutex;
 	struct softrnic_mpa_tx mtx;
 	u32 mulpdu;
-	u8 *ulpdu;			/* SOFTRNIC_MPA_MAX_ULPDU */
-	u8 *txbuf;			/* SOFTRNIC_MPA_MAX_WIRE */
+	u8 *ulpdu;			/* @mulpdu octets */
+	u8 *txbuf;			/* one FPDU of @mulpdu, markers too */
 	u32 tx_len, tx_sent;
 	struct siw_sqe cur;		/* the SQE being sent */
 	bool cur_valid;

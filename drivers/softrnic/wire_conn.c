@@ -222,16 +222,23 @@ static void sr_conn_free(struct sr_conn *c)
 	kfree(c);
 }
 
-static struct sr_conn *sr_conn_alloc(const struct orcm_iw_mpa_params *p)
+/*
+ * Transmit buffers fit one FPDU of @mulpdu with its markers; the receive
+ * buffer any FPDU the peer may send (65535 octets of ULPDU).
+ */
+static struct sr_conn *sr_conn_alloc(const struct orcm_iw_mpa_params *p,
+				     u32 mulpdu)
 {
 	struct sr_conn *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	u32 fpdu = softrnic_mpa_fpdu_len(mulpdu);
 
 	if (!c)
 		return NULL;
-	c->ird_size = p->ird + 1;
-	c->ord_size = p->ord + 1;
-	c->ulpdu = kvmalloc(SOFTRNIC_MPA_MAX_ULPDU, GFP_KERNEL);
-	c->txbuf = kvmalloc(SOFTRNIC_MPA_MAX_WIRE, GFP_KERNEL);
+	c->ird_size = min_t(u32, p->ird, SR_MAX_IRD) + 1;
+	c->ord_size = min_t(u32, p->ord, SR_MAX_ORD) + 1;
+	c->ulpdu = kvmalloc(mulpdu, GFP_KERNEL);
+	c->txbuf = kvmalloc(fpdu + SOFTRNIC_MPA_MARKER_LEN * (fpdu / 508 + 2),
+			    GFP_KERNEL);
 	c->rxbuf = kvmalloc(SOFTRNIC_MPA_MAX_FPDU, GFP_KERNEL);
 	c->rxchunk = kvmalloc(SR_RX_CHUNK, GFP_KERNEL);
 	c->ird = kvcalloc(c->ird_size, sizeof(*c->ird), GFP_KERNEL);
@@ -258,18 +265,21 @@ int sr_conn_attach(struct sr_qp *qp, struct socket *sock,
 {
 	struct sr_conn *c;
 	unsigned int i;
+	u32 mulpdu;
 	int err;
 
 	lockdep_assert_held(&qp->modify_lock);
-	if (params->ird > SR_MAX_IRD || params->ord > SR_MAX_ORD)
-		return -EINVAL;
-	c = sr_conn_alloc(params);
+	mulpdu = sr_conn_mulpdu(sock->sk, params->markers_tx);
+	c = sr_conn_alloc(params, mulpdu);
 	if (!c)
 		return -ENOMEM;
 	c->qp = qp;
 	c->sock = sock;
 	c->iwc = conn;
 	c->params = *params;
+	c->params.ird = c->ird_size - 1;
+	c->params.ord = c->ord_size - 1;
+	c->mulpdu = mulpdu;
 	spin_lock_init(&c->lock);
 	mutex_init(&c->tx_mutex);
 	INIT_WORK(&c->rx_work, sr_rx_work);
@@ -282,7 +292,6 @@ int sr_conn_attach(struct sr_qp *qp, struct socket *sock,
 		c->tx_msn[i] = 1;	/* RFC 5041 5.1: MSNs start at 1 */
 		c->rx_msn[i] = 1;
 	}
-	c->mulpdu = sr_conn_mulpdu(sock->sk, params->markers_tx);
 	if (params->p2p && !params->initiator && params->rtr != ORCM_IW_RTR_NONE)
 		set_bit(SR_CONN_RTR_WAIT, &c->flags);
 
