@@ -242,6 +242,7 @@ struct sr_mr {
 	u32 page_size;
 	u64 map_iova;			/* iova/length of the last map_mr_sg */
 	u64 map_length;
+	struct rcu_head rcu;		/* freed after RCU lookups end */
 };
 
 static inline struct sr_mr *to_sr_mr(struct ib_mr *ibmr)
