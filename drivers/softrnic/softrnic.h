@@ -71,6 +71,8 @@ struct sr_dev {
 	u32 mr_next;		/* cyclic index allocation, under xa_lock */
 	/* Object counts against the SR_MAX_* limits. */
 	atomic_t num_pd, num_cq, num_qp, num_srq, num_mr;
+	/* orcm_iw_host_register() succeeded (main.c, before registration). */
+	bool host_registered;
 };
 
 static inline struct sr_dev *to_sr_dev(struct ib_device *ibdev)
@@ -242,6 +244,7 @@ struct sr_mr {
 	u32 page_size;
 	u64 map_iova;			/* iova/length of the last map_mr_sg */
 	u64 map_length;
+	struct rcu_head rcu;		/* freed after RCU lookups end */
 };
 
 static inline struct sr_mr *to_sr_mr(struct ib_mr *ibmr)
