@@ -47,8 +47,8 @@ capture() {
 	kill -INT "$dc"
 	wait_pid "$dc" 10 || true
 	check_pcap "$pcap" "$6"
-	if [ -n "${ORCM_SHARED:-}" ] && [ -w /run/orcm/shared ]; then
-		cp "$pcap" /run/orcm/shared/
+	if [ -d /run/orcm/shared ]; then
+		cp "$pcap" /run/orcm/shared/ && say "kept $(basename "$pcap")"
 	fi
 }
 
@@ -75,7 +75,7 @@ run_modes() {
 port=7500
 sr_data_pair softrnic siw
 run_modes "siw-rev2-p2p-write 2 N N Y 2" "siw-rev2-crc-p2p-read 2 Y N Y 3" \
-	"siw-rev1-crc 1 Y N N 0"
+	"siw-rev2-crc-nop2p 2 Y N N 0"
 cleanup
 sr_data_pair softrnic softrnic
 run_modes "pair-rev1-crc-markers 1 Y Y N 0" "pair-rev2-p2p-send 2 N N Y 1"
