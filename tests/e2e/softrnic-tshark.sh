@@ -14,7 +14,9 @@
 # shellcheck source=tests/e2e/softrnic-lib.bash
 . "$(dirname "$0")/softrnic-lib.bash"
 
-TS=(tshark -n -o tcp.desegment_tcp_streams:TRUE)
+# rpcordma: its heuristic takes the empty payload of the zero-length SEND
+# RTR for a truncated RPC-over-RDMA header; not an iWARP frame error.
+TS=(tshark -n -o tcp.desegment_tcp_streams:TRUE --disable-protocol rpcordma)
 
 # check_pcap FILE CRC: the dissection checks above.
 check_pcap() {
