@@ -35,6 +35,7 @@
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
+#include <net/tcp_states.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/iw_cm.h>
 
@@ -265,10 +266,17 @@ void hcm_listener_put(struct hcm_listener *lis)
 	kref_put(&lis->kref, hcm_listener_free);
 }
 
+/*
+ * A connection is ready to accept. Accepted sockets inherit this callback
+ * and sk_user_data from the listener (sk_clone): on those it does nothing
+ * until hcm_listener_take() gives them back the defaults.
+ */
 static void hcm_listen_data_ready(struct sock *sk)
 {
 	struct hcm_listener *lis;
 
+	if (READ_ONCE(sk->sk_state) != TCP_LISTEN)
+		return;
 	read_lock_bh(&sk->sk_callback_lock);
 	lis = sk->sk_user_data;
 	if (lis)
@@ -279,8 +287,14 @@ static void hcm_listen_data_ready(struct sock *sk)
 /* Take one accepted socket in, or refuse it over the half-open cap. */
 static void hcm_listener_take(struct hcm_listener *lis, struct socket *sock)
 {
+	struct sock *sk = sock->sk;
 	struct orcm_iw_conn *conn;
 	bool refuse;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = lis->saved_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
 
 	conn = hcm_conn_alloc(lis->dev, lis->ops, false);
 	spin_lock_bh(&lis->lock);

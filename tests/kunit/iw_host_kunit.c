@@ -122,6 +122,14 @@ static int hk_attach(struct ib_qp *ibqp, struct socket *sock,
 		return ret;
 	qp->params = *params;
 	sock->sk->sk_rcvtimeo = msecs_to_jiffies(WAIT_MS);
+	/*
+	 * As a driver does: the socket's user data is ours now. (An
+	 * accepted socket that still carried the listener's callbacks
+	 * would take this for the listener on the next data.)
+	 */
+	write_lock_bh(&sock->sk->sk_callback_lock);
+	sock->sk->sk_user_data = qp;
+	write_unlock_bh(&sock->sk->sk_callback_lock);
 	qp->sock = sock;
 	qp->conn = conn;
 	qp->released = false;
