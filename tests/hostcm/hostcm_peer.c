@@ -15,8 +15,9 @@
  * request (52 bytes) written by hand as one MPA FPDU with the CRC field
  * zero, so only for connections that negotiated no CRC and no markers; it
  * cannot parse an RTR either, so it refuses to be a peer-to-peer
- * responder (siw as initiator is never peer-to-peer). It watches the socket for the peer's close, and
- * closes it when iw_cm moves the QP to SQD or ERR.
+ * responder (siw as initiator is never peer-to-peer). It watches the
+ * socket for the peer's close, and closes it when iw_cm moves the QP to
+ * SQD or ERR.
  *
  * What happened is in /sys/module/hostcm_peer/parameters/: result (the
  * first event, its status, and the negotiated MPA parameters) and events
