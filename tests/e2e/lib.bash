@@ -17,10 +17,6 @@
 set -euo pipefail
 
 NS_A=orcmA NS_B=orcmB
-# The RDMA devices of setup_pair: siw on both ends unless a test sets these
-# before calling it (e.g. DEV_B=srB DEV_B_TYPE=softrnic).
-DEV_A=${DEV_A:-siwA} DEV_A_TYPE=${DEV_A_TYPE:-siw}
-DEV_B=${DEV_B:-siwB} DEV_B_TYPE=${DEV_B_TYPE:-siw}
 ADDR_A=198.18.0.1 ADDR_B=198.18.0.2
 # An address on the link that nobody answers ARP for.
 ADDR_NOBODY=198.18.0.99
@@ -55,7 +51,7 @@ cleanup() {
 	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	pkill -KILL -x "$RDMA_PROGS" 2>/dev/null || true
 	for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-	for d in siwA siwB "$DEV_A" "$DEV_B" rxe0; do rdma link delete "$d" 2>/dev/null || true; done
+	for d in siwA siwB rxe0; do rdma link delete "$d" 2>/dev/null || true; done
 	ip link delete vR 2>/dev/null || true
 	ip netns delete "$NS_A" 2>/dev/null || true
 	ip netns delete "$NS_B" 2>/dev/null || true
@@ -87,17 +83,17 @@ setup_pair() {
 	in_b ip addr add "$ADDR_B/24" dev vB
 	in_a ip link set vA up
 	in_b ip link set vB up
-	in_a rdma link add "$DEV_A" type "$DEV_A_TYPE" netdev vA
-	in_b rdma link add "$DEV_B" type "$DEV_B_TYPE" netdev vB
-	wait_for 10 "$DEV_A and $DEV_B ACTIVE" siw_active
+	in_a rdma link add siwA type siw netdev vA
+	in_b rdma link add siwB type siw netdev vB
+	wait_for 10 "siwA and siwB ACTIVE" siw_active
 	# IPv6 DAD and the like must not matter; the link must carry IPv4 now.
 	wait_for 10 "ping $ADDR_B from $NS_A" in_a ping -c 1 -W 1 "$ADDR_B"
-	say "topology: $NS_A/vA $ADDR_A $DEV_A <-> $NS_B/vB $ADDR_B $DEV_B"
+	say "topology: $NS_A/vA $ADDR_A siwA <-> $NS_B/vB $ADDR_B siwB"
 	rdma link show
 }
 siw_active() {
-	rdma link show "$DEV_A/1" | grep -q 'state ACTIVE' &&
-		rdma link show "$DEV_B/1" | grep -q 'state ACTIVE'
+	rdma link show siwA/1 | grep -q 'state ACTIVE' &&
+		rdma link show siwB/1 | grep -q 'state ACTIVE'
 }
 
 # cm_ids: the CM ids the stock ib_core lists (restrack, via nldev).
