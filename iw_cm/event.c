@@ -146,8 +146,14 @@ static bool iwcm_on_connect_reply(struct iwcm_id_priv *priv,
 	return notify;
 }
 
-/* Passive side: the connection accepted with iw_accept() is up. */
-static bool iwcm_on_established(struct iwcm_id_priv *priv)
+/*
+ * Passive side: the connection accepted with iw_accept() is up, or, with a
+ * negative status, failed before it was (the host CM's responder whose
+ * connection died before the peer-to-peer RTR): the id goes back to idle
+ * and gives up its QP, and no CLOSE follows.
+ */
+static bool iwcm_on_established(struct iwcm_id_priv *priv, int status,
+				 struct ib_qp **put_qp)
 {
 	bool notify = false;
 
@@ -159,8 +165,14 @@ static bool iwcm_on_established(struct iwcm_id_priv *priv)
 			break;
 		}
 		priv->in_progress = false;
-		priv->state = IWCM_ESTABLISHED;
 		notify = true;
+		if (status) {
+			priv->state = IWCM_IDLE;
+			*put_qp = priv->qp;
+			priv->qp = NULL;
+			break;
+		}
+		priv->state = IWCM_ESTABLISHED;
 		break;
 	case IWCM_DESTROYING:
 		priv->in_progress = false;
@@ -226,7 +238,7 @@ static void iwcm_process(struct iwcm_id_priv *priv, struct iwcm_elem *elem)
 		notify = iwcm_on_connect_reply(priv, event, &put_qp);
 		break;
 	case IW_CM_EVENT_ESTABLISHED:
-		notify = iwcm_on_established(priv);
+		notify = iwcm_on_established(priv, event->status, &put_qp);
 		break;
 	case IW_CM_EVENT_DISCONNECT:
 		iwcm_on_disconnect(priv);

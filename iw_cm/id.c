@@ -35,6 +35,7 @@ static void iwcm_free(struct iwcm_id_priv *priv)
 		kfree(elem);
 	}
 	kfree(priv->reply_pd);
+	iwcm_host_put_net(priv);
 	kfree(priv);
 }
 

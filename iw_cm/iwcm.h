@@ -102,6 +102,13 @@ struct iwcm_id_priv {
 	unsigned int max_elems;
 	unsigned long refused;		/* upcalls refused for want of one */
 	u8 *reply_pd;			/* U8_MAX bytes for CONNECT_REPLY data */
+	/*
+	 * The namespace of the host CM's sockets (orcm_iw_cm_set_net(),
+	 * holding a reference), or NULL: the caller's. Set by the id's
+	 * owner before iw_cm_connect()/iw_cm_listen(), read by the host CM
+	 * in those calls: owner-serialised, no lock.
+	 */
+	struct net *net;
 };
 
 static inline struct iwcm_id_priv *to_iwcm(struct iw_cm_id *id)
@@ -126,6 +133,11 @@ void iwcm_destroy(struct iwcm_id_priv *priv, bool from_worker);
 /* conn.c */
 bool iwcm_dev_has_iw_ops(const struct ib_device *dev);
 int iwcm_modify_qp_state(struct ib_qp *qp, enum ib_qp_state qp_state);
+
+/* host.c */
+void iwcm_host_put_net(struct iwcm_id_priv *priv);
+int iwcm_host_init(void);
+void iwcm_host_exit(void);
 
 /* event.c */
 int iwcm_event_init(void);

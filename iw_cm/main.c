@@ -2,11 +2,14 @@
 /*
  * openrdma-cm iw_cm.ko: the iWARP connection manager, module glue.
  *
- * This module replaces the in-tree iw_cm.ko. It implements the "offloaded
- * CM" driver model: connections are made by the RNIC driver through its
- * ib_device iw_* ops (stock siw, cxgb4, irdma), and iw_cm keeps the
+ * This module replaces the in-tree iw_cm.ko. It implements two driver
+ * models. Offloaded CM: connections are made by the RNIC driver through
+ * its ib_device iw_* ops (stock siw, cxgb4, irdma), and iw_cm keeps the
  * per-connection state machine, queues the driver's events and delivers
- * them to the user (rdma_cm) from an ordered workqueue.
+ * them to the user (rdma_cm) from an ordered workqueue. Host-stack CM
+ * (host.c, host_conn.c, mpa.c; include/openrdma/iw_host.h): a driver that
+ * merges orcm_iw_host_device_ops gets iw_cm's own TCP + MPA, the same
+ * events, and the connected socket through its ->attach().
  *
  * Not here (yet): the iWARP port-mapper client (iwpm, netlink client
  * RDMA_NL_IWCM, used with iwpmd by hardware RNICs) that the in-tree
@@ -58,24 +61,34 @@ static int __init iwcm_init(void)
 	ret = iwcm_event_init();
 	if (ret)
 		return ret;
+	ret = iwcm_host_init();
+	if (ret)
+		goto out_event;
 	iwcm_ctl_hdr = register_net_sysctl(&init_net, "net/iw_cm",
 					   iwcm_ctl_table);
 	if (!iwcm_ctl_hdr) {
-		iwcm_event_exit();
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto out_host;
 	}
 	return 0;
+
+out_host:
+	iwcm_host_exit();
+out_event:
+	iwcm_event_exit();
+	return ret;
 }
 
 static void __exit iwcm_exit(void)
 {
 	unregister_net_sysctl_table(iwcm_ctl_hdr);
+	iwcm_host_exit();
 	iwcm_event_exit();
 }
 
 module_init(iwcm_init);
 module_exit(iwcm_exit);
 
-MODULE_DESCRIPTION("openrdma-cm iWARP connection manager (offloaded CM model)");
+MODULE_DESCRIPTION("openrdma-cm iWARP connection manager (offloaded and host-stack CM models)");
 MODULE_LICENSE("GPL");
 MODULE_VERSION("0.1");

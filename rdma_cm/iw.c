@@ -11,6 +11,7 @@
 
 #include <kunit/visibility.h>
 #include <linux/slab.h>
+#include <openrdma/iw_host.h>
 
 #include "cma_priv.h"
 
@@ -59,6 +60,11 @@ VISIBLE_IF_KUNIT int cma_iw_handler(struct iw_cm_id *iw_id,
 		}
 		break;
 	case IW_CM_EVENT_ESTABLISHED:
+		/* Host-stack CM: the connection died before the RTR. */
+		if (iw_ev->status) {
+			ev.event = RDMA_CM_EVENT_CONNECT_ERROR;
+			break;
+		}
 		ev.event = RDMA_CM_EVENT_ESTABLISHED;
 		ev.param.conn.initiator_depth = iw_ev->ird;
 		ev.param.conn.responder_resources = iw_ev->ord;
@@ -189,6 +195,8 @@ static struct iw_cm_id *cma_iw_create(struct rdma_id_private *id_priv,
 	iw_id->tos_set = id_priv->tos_set;
 	mutex_unlock(&id_priv->qp_mutex);
 	iw_id->afonly = id_priv->afonly;
+	/* The host-stack CM makes its sockets in the id's namespace. */
+	orcm_iw_cm_set_net(iw_id, cma_net(id_priv));
 	memcpy(&iw_id->local_addr, cma_src_addr(id_priv),
 	       sizeof(iw_id->local_addr));
 	return iw_id;

@@ -1,0 +1,1208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for iw_cm's host-stack CM (iw_cm/host.c, host_conn.c) over
+ * real loopback TCP in the test kernel.
+ *
+ * The device is a mock host-model RNIC: an unregistered ib_device whose
+ * ops are orcm_iw_host_device_ops (ib_set_device_ops(), as a driver does)
+ * plus its own iw_add_ref/iw_rem_ref/iw_get_qp/modify_qp, with two QPs:
+ * QP 1 for the initiator, QP 2 for the responder. Its ->attach() records
+ * the negotiated parameters and keeps the socket; an initiator in
+ * peer-to-peer mode writes 4 bytes "RTR!" as its RTR (a stand-in for the
+ * zero-length RDMAP message), which the responder's test reads from the
+ * handed-off socket: that the stream is positioned right after the MPA
+ * frames is tested with it. A QP moved to SQD or ERR closes its socket
+ * and reports orcm_iw_conn_released(), as a driver would.
+ *
+ * Users are iw_cm ids driven through the exported iw_cm API, and raw
+ * kernel TCP sockets play bad peers on both sides.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/string.h>
+#include <linux/unaligned.h>
+#include <net/sock.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/iw_cm.h>
+
+#include "iw_cm/host.h"
+#include "iw_cm/iwcm.h"
+#include "iw_cm/mpa.h"
+
+#define QPN_INI		1
+#define QPN_RSP		2
+#define EV_MAX		32
+#define WAIT_MS		5000
+#define LOOPBACK	0x7f000001
+
+struct hk_qp {
+	struct ib_qp qp;
+	bool attached, released;
+	struct socket *sock;
+	struct orcm_iw_conn *conn;
+	struct orcm_iw_mpa_params params;
+};
+
+struct hk_ev {
+	struct iw_cm_id *id;
+	enum iw_cm_event_type type;
+	int status;
+	u8 pd[U8_MAX];
+	u8 pd_len;
+	u32 ird, ord;
+};
+
+struct hk_ctx {
+	struct ib_device dev;
+	struct ib_port_data port_data[2];
+	struct hk_qp qps[3];		/* by QP number */
+	atomic_t qp_refs;
+	int attach_ret[3];		/* what ->attach() returns, by QPN */
+
+	/* The user's log; @lock protects it (the handler runs in iw_cm). */
+	spinlock_t lock;
+	wait_queue_head_t wq;
+	struct hk_ev ev[EV_MAX];
+	int nr_ev;
+	struct iw_cm_id *children[EV_MAX];	/* of each CONNECT_REQUEST */
+	int nr_children, taken;		/* made; handed to the test */
+
+	/* Saved module parameters, restored at the end. */
+	unsigned int rev, p2p_type, req_ms, rep_ms, conn_ms, max_half_open;
+	bool crc, markers, p2p;
+};
+
+static struct hk_ctx *hk_dev_ctx(struct ib_device *dev)
+{
+	return container_of(dev, struct hk_ctx, dev);
+}
+
+/* ---- the mock RNIC ---- */
+
+static void hk_iw_add_ref(struct ib_qp *qp)
+{
+	atomic_inc(&hk_dev_ctx(qp->device)->qp_refs);
+}
+
+static void hk_iw_rem_ref(struct ib_qp *qp)
+{
+	atomic_dec(&hk_dev_ctx(qp->device)->qp_refs);
+}
+
+static struct ib_qp *hk_iw_get_qp(struct ib_device *dev, int qpn)
+{
+	if (qpn != QPN_INI && qpn != QPN_RSP)
+		return NULL;
+	return &hk_dev_ctx(dev)->qps[qpn].qp;
+}
+
+static int hk_send(struct socket *sock, const void *buf, size_t len)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct kvec vec = { .iov_base = (void *)buf, .iov_len = len };
+
+	return kernel_sendmsg(sock, &msg, &vec, 1, len);
+}
+
+static int hk_attach(struct ib_qp *ibqp, struct socket *sock,
+		     const struct orcm_iw_mpa_params *params,
+		     struct orcm_iw_conn *conn)
+{
+	struct hk_ctx *ctx = hk_dev_ctx(ibqp->device);
+	struct hk_qp *qp = container_of(ibqp, struct hk_qp, qp);
+	int ret = ctx->attach_ret[ibqp->qp_num];
+
+	if (ret)
+		return ret;
+	qp->params = *params;
+	sock->sk->sk_rcvtimeo = msecs_to_jiffies(WAIT_MS);
+	qp->sock = sock;
+	qp->conn = conn;
+	qp->released = false;
+	qp->attached = true;
+	if (params->initiator && params->p2p)
+		hk_send(sock, "RTR!", 4);
+	return 0;
+}
+
+/* The driver lets go of the connection: close, report CLOSE. */
+static void hk_release(struct hk_qp *qp, int status)
+{
+	if (!qp->attached || qp->released)
+		return;
+	qp->released = true;
+	kernel_sock_shutdown(qp->sock, SHUT_RDWR);
+	sock_release(qp->sock);
+	qp->sock = NULL;
+	orcm_iw_conn_released(qp->conn, status);
+}
+
+static int hk_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			int mask, struct ib_udata *udata)
+{
+	struct hk_qp *qp = container_of(ibqp, struct hk_qp, qp);
+
+	if ((mask & IB_QP_STATE) &&
+	    (attr->qp_state == IB_QPS_SQD || attr->qp_state == IB_QPS_ERR))
+		hk_release(qp, 0);
+	return 0;
+}
+
+static const struct orcm_iw_host_ops hk_host_ops = {
+	.attach = hk_attach,
+};
+
+/* ---- the user ---- */
+
+static int hk_handler(struct iw_cm_id *id, struct iw_cm_event *ev)
+{
+	struct hk_ctx *ctx = id->context;
+	struct hk_ev *rec;
+
+	spin_lock(&ctx->lock);
+	if (ctx->nr_ev < EV_MAX) {
+		rec = &ctx->ev[ctx->nr_ev++];
+		rec->id = id;
+		rec->type = ev->event;
+		rec->status = ev->status;
+		rec->pd_len = ev->private_data_len;
+		if (ev->private_data_len)
+			memcpy(rec->pd, ev->private_data, ev->private_data_len);
+		rec->ird = ev->ird;
+		rec->ord = ev->ord;
+		if (ev->event == IW_CM_EVENT_CONNECT_REQUEST)
+			ctx->children[ctx->nr_children++] = id;
+	}
+	spin_unlock(&ctx->lock);
+	wake_up_all(&ctx->wq);
+	return 0;
+}
+
+/* The index of the first event of @type for @id, or -1. */
+static int hk_find(struct hk_ctx *ctx, struct iw_cm_id *id,
+		   enum iw_cm_event_type type)
+{
+	int i, found = -1;
+
+	spin_lock(&ctx->lock);
+	for (i = 0; i < ctx->nr_ev; i++) {
+		if ((!id || ctx->ev[i].id == id) && ctx->ev[i].type == type) {
+			found = i;
+			break;
+		}
+	}
+	spin_unlock(&ctx->lock);
+	return found;
+}
+
+static int hk_wait_ms(struct hk_ctx *ctx, struct iw_cm_id *id,
+		      enum iw_cm_event_type type, unsigned int ms)
+{
+	int i = -1;
+
+	wait_event_timeout(ctx->wq, (i = hk_find(ctx, id, type)) >= 0,
+			   msecs_to_jiffies(ms));
+	return i;
+}
+
+static int hk_wait(struct hk_ctx *ctx, struct iw_cm_id *id,
+		   enum iw_cm_event_type type)
+{
+	return hk_wait_ms(ctx, id, type, WAIT_MS);
+}
+
+static int hk_nr_events(struct hk_ctx *ctx)
+{
+	int n;
+
+	spin_lock(&ctx->lock);
+	n = ctx->nr_ev;
+	spin_unlock(&ctx->lock);
+	return n;
+}
+
+/* ---- ids ---- */
+
+static void hk_set_sin(struct sockaddr_storage *ss, u32 ip, u16 port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(ip);
+	sin->sin_port = htons(port);
+}
+
+static u16 hk_port(const struct sockaddr_storage *ss)
+{
+	return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+}
+
+static void hk_id_destroy_action(void *arg)
+{
+	iw_destroy_cm_id(arg);
+}
+
+static void hk_adopt(struct kunit *test, struct iw_cm_id *id)
+{
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+					hk_id_destroy_action, id));
+}
+
+static void hk_destroy(struct kunit *test, struct iw_cm_id *id)
+{
+	kunit_release_action(test, hk_id_destroy_action, id);
+}
+
+static struct iw_cm_id *hk_new_id(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_id *id;
+
+	id = iw_create_cm_id(&ctx->dev, hk_handler, ctx);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(id));
+	hk_adopt(test, id);
+	orcm_iw_cm_set_net(id, &init_net);
+	return id;
+}
+
+/* A listener on 127.0.0.1 at a port the host picks; its port is @*port. */
+static struct iw_cm_id *hk_listen(struct kunit *test, int backlog, u16 *port)
+{
+	struct iw_cm_id *id = hk_new_id(test);
+
+	hk_set_sin(&id->local_addr, LOOPBACK, 0);
+	KUNIT_ASSERT_EQ(test, iw_cm_listen(id, backlog), 0);
+	*port = hk_port(&id->local_addr);
+	KUNIT_ASSERT_NE(test, *port, 0);
+	return id;
+}
+
+static int hk_connect(struct kunit *test, struct iw_cm_id **idp, u16 port,
+		      const void *pd, u32 pd_len, u32 ird, u32 ord)
+{
+	struct iw_cm_conn_param p = {
+		.qpn = QPN_INI, .ird = ird, .ord = ord,
+		.private_data = pd, .private_data_len = pd_len,
+	};
+	struct iw_cm_id *id = hk_new_id(test);
+
+	*idp = id;
+	hk_set_sin(&id->remote_addr, LOOPBACK, port);
+	return iw_cm_connect(id, &p);
+}
+
+static bool hk_child_ready(struct hk_ctx *ctx)
+{
+	bool ready;
+
+	spin_lock(&ctx->lock);
+	ready = ctx->nr_children > ctx->taken;
+	spin_unlock(&ctx->lock);
+	return ready;
+}
+
+/*
+ * Wait for the next request on a listener; the test owns the new id.
+ * @ev_idx: set to the index of its CONNECT_REQUEST in the log.
+ */
+static struct iw_cm_id *hk_child(struct kunit *test, int *ev_idx)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_id *child;
+	int i, n = 0;
+
+	KUNIT_ASSERT_GT(test, wait_event_timeout(ctx->wq, hk_child_ready(ctx),
+						 msecs_to_jiffies(WAIT_MS)),
+			0L);
+	spin_lock(&ctx->lock);
+	child = ctx->children[ctx->taken++];
+	for (i = 0; i < ctx->nr_ev; i++)
+		if (ctx->ev[i].type == IW_CM_EVENT_CONNECT_REQUEST &&
+		    n++ == ctx->taken - 1)
+			break;
+	spin_unlock(&ctx->lock);
+	hk_adopt(test, child);
+	if (ev_idx)
+		*ev_idx = i;
+	return child;
+}
+
+/* ---- raw TCP peers ---- */
+
+static void hk_sock_release_action(void *arg)
+{
+	sock_release(arg);
+}
+
+static struct socket *hk_raw_sock(struct kunit *test)
+{
+	struct socket *sock;
+
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &sock), 0);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+					hk_sock_release_action, sock));
+	sock->sk->sk_rcvtimeo = msecs_to_jiffies(WAIT_MS);
+	sock->sk->sk_sndtimeo = msecs_to_jiffies(WAIT_MS);
+	return sock;
+}
+
+static struct socket *hk_raw_connect(struct kunit *test, u16 port)
+{
+	struct socket *sock = hk_raw_sock(test);
+	struct sockaddr_storage ss;
+
+	hk_set_sin(&ss, LOOPBACK, port);
+	KUNIT_ASSERT_EQ(test, kernel_connect(sock, (struct sockaddr *)&ss,
+					     sizeof(ss), 0), 0);
+	return sock;
+}
+
+static struct socket *hk_raw_listen(struct kunit *test, u16 *port)
+{
+	struct socket *sock = hk_raw_sock(test);
+	struct sockaddr_storage ss;
+
+	hk_set_sin(&ss, LOOPBACK, 0);
+	KUNIT_ASSERT_EQ(test, kernel_bind(sock, (struct sockaddr *)&ss,
+					  sizeof(ss)), 0);
+	KUNIT_ASSERT_EQ(test, kernel_listen(sock, 8), 0);
+	KUNIT_ASSERT_GE(test, kernel_getsockname(sock, (struct sockaddr *)&ss),
+			0);
+	*port = hk_port(&ss);
+	return sock;
+}
+
+static struct socket *hk_raw_accept(struct kunit *test, struct socket *lsock)
+{
+	struct socket *sock = NULL;
+	unsigned long end = jiffies + msecs_to_jiffies(WAIT_MS);
+
+	while (kernel_accept(lsock, &sock, O_NONBLOCK)) {
+		KUNIT_ASSERT_TRUE(test, time_before(jiffies, end));
+		msleep(10);
+	}
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+					hk_sock_release_action, sock));
+	sock->sk->sk_rcvtimeo = msecs_to_jiffies(WAIT_MS);
+	return sock;
+}
+
+/* Read exactly @len bytes (blocking, with the socket's timeout). */
+static int hk_recv(struct socket *sock, void *buf, size_t len)
+{
+	struct msghdr msg = {};
+	struct kvec vec = { .iov_base = buf, .iov_len = len };
+
+	return kernel_recvmsg(sock, &msg, &vec, 1, len, MSG_WAITALL);
+}
+
+/* The peer closed or reset @sock within @ms. */
+static bool hk_closed_within(struct socket *sock, unsigned int ms)
+{
+	u8 byte;
+	int ret;
+
+	sock->sk->sk_rcvtimeo = msecs_to_jiffies(ms);
+	ret = hk_recv(sock, &byte, 1);
+	return ret == 0 || ret == -ECONNRESET || ret == -EPIPE;
+}
+
+/* Read a whole MPA frame off a raw socket and decode it. */
+static int hk_raw_frame(struct socket *sock, bool request, u8 *buf,
+			struct orcm_mpa_frame *f)
+{
+	int ret, total;
+
+	ret = hk_recv(sock, buf, ORCM_MPA_HDR_LEN);
+	if (ret != ORCM_MPA_HDR_LEN)
+		return ret < 0 ? ret : -ENODATA;
+	total = orcm_mpa_hdr_check(buf, ORCM_MPA_HDR_LEN, request);
+	if (total < 0)
+		return total;
+	if (total > ORCM_MPA_HDR_LEN) {
+		ret = hk_recv(sock, buf + ORCM_MPA_HDR_LEN,
+			      total - ORCM_MPA_HDR_LEN);
+		if (ret != total - ORCM_MPA_HDR_LEN)
+			return -ENODATA;
+	}
+	return orcm_mpa_decode(buf, total, request, f);
+}
+
+/* ---- fixture ---- */
+
+static void hk_ctx_cleanup(void *arg)
+{
+	struct hk_ctx *ctx = arg;
+
+	WRITE_ONCE(hcm_mpa_rev, ctx->rev);
+	WRITE_ONCE(hcm_crc, ctx->crc);
+	WRITE_ONCE(hcm_markers, ctx->markers);
+	WRITE_ONCE(hcm_peer2peer, ctx->p2p);
+	WRITE_ONCE(hcm_p2p_type, ctx->p2p_type);
+	WRITE_ONCE(hcm_mpa_req_timeout_ms, ctx->req_ms);
+	WRITE_ONCE(hcm_mpa_rep_timeout_ms, ctx->rep_ms);
+	WRITE_ONCE(hcm_connect_timeout_ms, ctx->conn_ms);
+	WRITE_ONCE(hcm_max_half_open, ctx->max_half_open);
+	/* Let queued work of the test's connections finish. */
+	orcm_iw_host_flush();
+	iwcm_flush_events();
+	orcm_iw_host_unregister(&ctx->dev);
+}
+
+static int hk_init(struct kunit *test)
+{
+	struct hk_ctx *ctx;
+	int i, ret;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	ib_set_device_ops(&ctx->dev, &orcm_iw_host_device_ops);
+	ctx->dev.ops.iw_add_ref = hk_iw_add_ref;
+	ctx->dev.ops.iw_rem_ref = hk_iw_rem_ref;
+	ctx->dev.ops.iw_get_qp = hk_iw_get_qp;
+	ctx->dev.ops.modify_qp = hk_modify_qp;
+	ctx->dev.attrs.max_qp_rd_atom = 16;
+	ctx->dev.attrs.max_qp_init_rd_atom = 16;
+	ctx->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IWARP;
+	ctx->dev.port_data = ctx->port_data;
+	ctx->dev.phys_port_cnt = 1;
+	for (i = QPN_INI; i <= QPN_RSP; i++) {
+		ctx->qps[i].qp.device = &ctx->dev;
+		ctx->qps[i].qp.real_qp = &ctx->qps[i].qp;
+		ctx->qps[i].qp.qp_type = IB_QPT_RC;
+		ctx->qps[i].qp.qp_num = i;
+		ctx->qps[i].qp.port = 1;
+	}
+	spin_lock_init(&ctx->lock);
+	init_waitqueue_head(&ctx->wq);
+	ctx->rev = hcm_mpa_rev;
+	ctx->crc = hcm_crc;
+	ctx->markers = hcm_markers;
+	ctx->p2p = hcm_peer2peer;
+	ctx->p2p_type = hcm_p2p_type;
+	ctx->req_ms = hcm_mpa_req_timeout_ms;
+	ctx->rep_ms = hcm_mpa_rep_timeout_ms;
+	ctx->conn_ms = hcm_connect_timeout_ms;
+	ctx->max_half_open = hcm_max_half_open;
+	test->priv = ctx;
+	ret = orcm_iw_host_register(&ctx->dev, &hk_host_ops);
+	if (ret)
+		return ret;
+	return kunit_add_action_or_reset(test, hk_ctx_cleanup, ctx);
+}
+
+struct hk_params {
+	u8 rev;
+	bool crc, markers, p2p;
+	enum orcm_iw_rtr type;
+};
+
+static void hk_set_params(const struct hk_params *p)
+{
+	WRITE_ONCE(hcm_mpa_rev, p->rev);
+	WRITE_ONCE(hcm_crc, p->crc);
+	WRITE_ONCE(hcm_markers, p->markers);
+	WRITE_ONCE(hcm_peer2peer, p->p2p);
+	if (p->type != ORCM_IW_RTR_NONE)
+		WRITE_ONCE(hcm_p2p_type, p->type);
+}
+
+/* ---- tests ---- */
+
+static void hk_test_register(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct ib_device *other;
+	struct iw_cm_id *id;
+
+	other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
+	id = kunit_kzalloc(test, sizeof(*id), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	KUNIT_ASSERT_NOT_NULL(test, id);
+	KUNIT_EXPECT_EQ(test, orcm_iw_host_register(&ctx->dev, &hk_host_ops),
+			-EEXIST);
+	KUNIT_EXPECT_EQ(test, orcm_iw_host_register(other, NULL), -EINVAL);
+	/* A device that did not register has no host CM. */
+	id->device = other;
+	KUNIT_EXPECT_EQ(test, orcm_iw_host_device_ops.iw_create_listen(id, 1),
+			-EOPNOTSUPP);
+}
+
+struct neg_case {
+	const char *name;
+	struct hk_params ini, rsp;
+	u8 rev;
+	bool crc, ini_mrx, ini_mtx, p2p;
+	enum orcm_iw_rtr rtr;
+};
+
+#define P2P2(t)	{ .rev = 2, .p2p = true, .type = (t) }
+
+static const struct neg_case neg_cases[] = {
+	{ "v2-p2p-write", P2P2(ORCM_IW_RTR_WRITE), P2P2(ORCM_IW_RTR_WRITE),
+	  2, .p2p = true, .rtr = ORCM_IW_RTR_WRITE },
+	{ "v2-p2p-read", P2P2(ORCM_IW_RTR_READ), P2P2(ORCM_IW_RTR_WRITE),
+	  2, .p2p = true, .rtr = ORCM_IW_RTR_READ },
+	{ "v2-p2p-send", P2P2(ORCM_IW_RTR_SEND), P2P2(ORCM_IW_RTR_WRITE),
+	  2, .p2p = true, .rtr = ORCM_IW_RTR_SEND },
+	{ "v2-no-p2p", { .rev = 2 }, { .rev = 2 }, 2 },
+	{ "v2-responder-not-p2p", P2P2(ORCM_IW_RTR_WRITE), { .rev = 2 }, 2 },
+	{ "v2-initiator-not-p2p", { .rev = 2 }, P2P2(ORCM_IW_RTR_WRITE), 2 },
+	{ "fallback-to-v1", P2P2(ORCM_IW_RTR_WRITE), { .rev = 1, .p2p = true },
+	  1 },
+	{ "v1-both", { .rev = 1 }, { .rev = 1 }, 1 },
+	{ "v1-initiator", { .rev = 1 }, P2P2(ORCM_IW_RTR_READ), 1 },
+	{ "crc-initiator", { .rev = 2, .crc = true }, { .rev = 2 }, 2,
+	  .crc = true },
+	{ "crc-responder", { .rev = 1 }, { .rev = 1, .crc = true }, 1,
+	  .crc = true },
+	{ "markers-initiator", { .rev = 2, .markers = true }, { .rev = 2 }, 2,
+	  .ini_mrx = true },
+	{ "markers-responder", { .rev = 2 }, { .rev = 2, .markers = true }, 2,
+	  .ini_mtx = true },
+	{ "all-on", { .rev = 2, .crc = true, .markers = true, .p2p = true,
+	  .type = ORCM_IW_RTR_READ }, { .rev = 2, .crc = true,
+	  .markers = true, .p2p = true }, 2, true, true, true, true,
+	  ORCM_IW_RTR_READ },
+};
+
+KUNIT_ARRAY_PARAM_DESC(neg, neg_cases, name);
+
+/*
+ * A whole connection per combination: the events, what each end's
+ * driver was handed, ESTABLISHED only after the RTR, and a stream that
+ * starts right after the MPA frames.
+ */
+static void hk_test_negotiation(struct kunit *test)
+{
+	const struct neg_case *c = test->param_value;
+	struct hk_ctx *ctx = test->priv;
+	struct hk_qp *qi = &ctx->qps[QPN_INI], *qr = &ctx->qps[QPN_RSP];
+	struct iw_cm_conn_param ap = { .qpn = QPN_RSP, .ird = 7, .ord = 2,
+				       .private_data = "rep",
+				       .private_data_len = 3 };
+	struct iw_cm_id *aid, *child;
+	u8 buf[8];
+	int i, req, rep;
+	u16 port;
+
+	hk_set_params(&c->ini);
+	hk_listen(test, 8, &port);
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, "req", 3, 5, 3), 0);
+	child = hk_child(test, &req);
+	KUNIT_EXPECT_EQ(test, ctx->ev[req].pd_len, 3);
+	KUNIT_EXPECT_MEMEQ(test, ctx->ev[req].pd, "req", 3);
+	/* The peer's IRD/ORD in revision 2; the device's in revision 1. */
+	KUNIT_EXPECT_EQ(test, ctx->ev[req].ird, c->ini.rev == 2 ? 5 : 16);
+	KUNIT_EXPECT_EQ(test, ctx->ev[req].ord, c->ini.rev == 2 ? 3 : 16);
+
+	hk_set_params(&c->rsp);
+	KUNIT_ASSERT_EQ(test, iw_cm_accept(child, &ap), 0);
+	rep = hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_ASSERT_GE(test, rep, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[rep].status, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[rep].pd_len, 3);
+	KUNIT_EXPECT_MEMEQ(test, ctx->ev[rep].pd, "rep", 3);
+	KUNIT_EXPECT_EQ(test, hk_port(&aid->m_remote_addr), port);
+	KUNIT_ASSERT_TRUE(test, qi->attached);
+	KUNIT_ASSERT_TRUE(test, qr->attached);
+
+	KUNIT_EXPECT_TRUE(test, qi->params.initiator);
+	KUNIT_EXPECT_FALSE(test, qr->params.initiator);
+	for (i = 0; i < 2; i++) {
+		const struct orcm_iw_mpa_params *p = i ? &qr->params :
+							 &qi->params;
+
+		KUNIT_EXPECT_EQ(test, p->rev, c->rev);
+		KUNIT_EXPECT_EQ(test, p->crc, c->crc);
+		KUNIT_EXPECT_EQ(test, p->p2p, c->p2p);
+		KUNIT_EXPECT_EQ(test, p->rtr, c->p2p ? c->rtr :
+						       ORCM_IW_RTR_NONE);
+	}
+	KUNIT_EXPECT_EQ(test, qi->params.markers_rx, c->ini_mrx);
+	KUNIT_EXPECT_EQ(test, qi->params.markers_tx, c->ini_mtx);
+	KUNIT_EXPECT_EQ(test, qr->params.markers_tx, c->ini_mrx);
+	KUNIT_EXPECT_EQ(test, qr->params.markers_rx, c->ini_mtx);
+	if (c->rev == 2) {
+		/* ORD at most the peer's IRD, both ways. */
+		KUNIT_EXPECT_EQ(test, qr->params.ord, 2);
+		KUNIT_EXPECT_EQ(test, qi->params.ord, 3);
+		KUNIT_EXPECT_EQ(test, ctx->ev[rep].ord, 3);
+	}
+
+	if (c->p2p) {
+		/* No ESTABLISHED before the RTR... */
+		msleep(50);
+		KUNIT_EXPECT_LT(test, hk_find(ctx, child,
+					      IW_CM_EVENT_ESTABLISHED), 0);
+		/* ...which is the first thing on the responder's stream. */
+		KUNIT_ASSERT_EQ(test, hk_recv(qr->sock, buf, 4), 4);
+		KUNIT_EXPECT_MEMEQ(test, buf, "RTR!", 4);
+		orcm_iw_conn_rtr_received(qr->conn);
+	}
+	i = hk_wait(ctx, child, IW_CM_EVENT_ESTABLISHED);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].status, 0);
+	KUNIT_EXPECT_EQ(test, iwcm_id_state(child), IWCM_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, iwcm_id_state(aid), IWCM_ESTABLISHED);
+
+	/* Both streams start right after the MPA frames. */
+	KUNIT_ASSERT_EQ(test, hk_send(qr->sock, "DATA", 4), 4);
+	KUNIT_ASSERT_EQ(test, hk_recv(qi->sock, buf, 4), 4);
+	KUNIT_EXPECT_MEMEQ(test, buf, "DATA", 4);
+	KUNIT_ASSERT_EQ(test, hk_send(qi->sock, "ATAD", 4), 4);
+	KUNIT_ASSERT_EQ(test, hk_recv(qr->sock, buf, 4), 4);
+	KUNIT_EXPECT_MEMEQ(test, buf, "ATAD", 4);
+}
+
+struct pd_case {
+	const char *name;
+	u8 rev;
+	u32 len;
+	int err;
+};
+
+static const struct pd_case pd_cases[] = {
+	{ "0", 2, 0 },
+	{ "255", 2, 255 },
+	{ "508-rev2", 2, 508 },
+	{ "509-rev2", 2, 509, -EINVAL },	/* 4 bytes go to IRD/ORD */
+	{ "512-rev1", 1, 512 },
+	{ "513", 1, 513, -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM_DESC(pd, pd_cases, name);
+
+/* Private data of every size, in the request and in the reply. */
+static void hk_test_private_data(struct kunit *test)
+{
+	const struct pd_case *c = test->param_value;
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_conn_param ap = { .qpn = QPN_RSP };
+	struct hk_params p = { .rev = c->rev };
+	struct iw_cm_id *aid, *child;
+	u8 *pd;
+	int i, req;
+	u16 port;
+
+	pd = kunit_kzalloc(test, 520, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pd);
+	for (i = 0; i < 520; i++)
+		pd[i] = i * 13 + 1;
+	hk_set_params(&p);
+	hk_listen(test, 4, &port);
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, pd, c->len, 1, 1),
+			c->err);
+	if (c->err) {
+		KUNIT_EXPECT_EQ(test, iwcm_id_state(aid), IWCM_IDLE);
+		return;
+	}
+	child = hk_child(test, &req);
+	/* An iw_cm event carries a u8 of private data. */
+	KUNIT_EXPECT_EQ(test, ctx->ev[req].pd_len, min_t(u32, c->len, 255));
+	KUNIT_EXPECT_MEMEQ(test, ctx->ev[req].pd, pd,
+			   min_t(u32, c->len, 255));
+	ap.private_data = pd + 1;
+	ap.private_data_len = c->len;
+	KUNIT_ASSERT_EQ(test, iw_cm_accept(child, &ap), 0);
+	i = hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].status, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].pd_len, min_t(u32, c->len, 255));
+	KUNIT_EXPECT_MEMEQ(test, ctx->ev[i].pd, pd + 1,
+			   min_t(u32, c->len, 255));
+}
+
+static void hk_test_accept_pd_too_big(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_conn_param ap = { .qpn = QPN_RSP,
+				       .private_data_len = 509 };
+	struct hk_params p = { .rev = 2 };
+	struct iw_cm_id *aid, *child;
+	int i;
+	u16 port;
+
+	ap.private_data = kunit_kzalloc(test, 509, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ap.private_data);
+	hk_set_params(&p);
+	hk_listen(test, 4, &port);
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, NULL, 0, 1, 1), 0);
+	child = hk_child(test, NULL);
+	KUNIT_EXPECT_EQ(test, iw_cm_accept(child, &ap), -EINVAL);
+	KUNIT_EXPECT_EQ(test, iwcm_id_state(child), IWCM_IDLE);
+	/* The connection is closed: the initiator hears of it. */
+	i = hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].status, -ECONNRESET);
+}
+
+static void hk_test_reject_with_data(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_id *aid, *child;
+	int i;
+	u16 port;
+
+	hk_listen(test, 4, &port);
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, "hi", 2, 1, 1), 0);
+	child = hk_child(test, NULL);
+	KUNIT_ASSERT_EQ(test, iw_cm_reject(child, "go away", 7), 0);
+	i = hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].status, -ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].pd_len, 7);
+	KUNIT_EXPECT_MEMEQ(test, ctx->ev[i].pd, "go away", 7);
+	KUNIT_EXPECT_EQ(test, iwcm_id_state(aid), IWCM_IDLE);
+	KUNIT_EXPECT_FALSE(test, ctx->qps[QPN_INI].attached);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->qp_refs), 0);
+}
+
+static void hk_test_connect_refused(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct socket *s;
+	struct iw_cm_id *aid;
+	int i;
+	u16 port;
+
+	/* A port that was just free: nobody listens there now. */
+	s = hk_raw_listen(test, &port);
+	kunit_release_action(test, hk_sock_release_action, s);
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, NULL, 0, 1, 1), 0);
+	i = hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].status, -ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].pd_len, 0);
+}
+
+/* rdma_connect() never waits for TCP or MPA: a silent peer proves it. */
+static void hk_test_connect_does_not_block(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_id *aid;
+	unsigned long t0;
+	int i;
+	u16 port;
+
+	WRITE_ONCE(hcm_mpa_rep_timeout_ms, 300);
+	hk_raw_listen(test, &port);
+	t0 = jiffies;
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, NULL, 0, 1, 1), 0);
+	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - t0), 100U);
+	KUNIT_EXPECT_EQ(test, hk_nr_events(ctx), 0);
+	i = hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].status, -ETIMEDOUT);
+	KUNIT_EXPECT_GE(test, jiffies_to_msecs(jiffies - t0), 250U);
+}
+
+/* The raw server checks the request, then answers with @reply. */
+struct bad_reply {
+	const char *name;
+	u8 frame[32];
+	unsigned int len;
+	bool close;		/* then close the connection */
+	int status;
+};
+
+#define REP_KEY	'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'p', ' ', \
+		'F', 'r', 'a', 'm', 'e'
+#define REQ_KEY	'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q', ' ', \
+		'F', 'r', 'a', 'm', 'e'
+
+static const struct bad_reply bad_replies[] = {
+	{ "garbage-key", { 'X', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'p',
+	  ' ', 'F', 'r', 'a', 'm', 'e', 0x10, 2, 0, 4, 0, 1, 0, 1 }, 24,
+	  .status = -ECONNRESET },
+	{ "request-key", { REQ_KEY, 0x10, 2, 0, 4, 0, 1, 0, 1 }, 24,
+	  .status = -ECONNRESET },
+	{ "rev-3", { REP_KEY, 0x10, 3, 0, 4, 0, 1, 0, 1 }, 24,
+	  .status = -ECONNRESET },
+	{ "pdlen-513", { REP_KEY, 0x10, 2, 2, 1, 0, 1, 0, 1 }, 24,
+	  .status = -ECONNRESET },
+	{ "v2-without-H", { REP_KEY, 0, 2, 0, 4, 0, 1, 0, 1 }, 24,
+	  .status = -ECONNRESET },
+	/* We offered WRITE (default p2p_type); a READ answer is wrong. */
+	{ "rtr-not-offered", { REP_KEY, 0x10, 2, 0, 4, 0x80, 1, 0x40, 1 },
+	  24, .status = -ECONNRESET },
+	{ "two-rtr", { REP_KEY, 0x10, 2, 0, 4, 0x80, 1, 0xc0, 1 }, 24,
+	  .status = -ECONNRESET },
+	{ "rtr-without-p2p", { REP_KEY, 0x10, 2, 0, 4, 0, 1, 0x80, 1 }, 24,
+	  .status = -ECONNRESET },
+	{ "pdlen-above-bytes-then-close", { REP_KEY, 0x10, 2, 0, 9, 0x80, 1,
+	  0x80, 1 }, 24, true, -ECONNRESET },
+	{ "half-header-then-silence", { REP_KEY }, 10,
+	  .status = -ETIMEDOUT },
+	{ "nothing-then-close", { 0 }, 0, true, -ECONNRESET },
+	{ "good-control", { REP_KEY, 0x10, 2, 0, 4, 0x80, 1, 0x80, 1 }, 24 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(bad_reply, bad_replies, name);
+
+static void hk_test_bad_reply(struct kunit *test)
+{
+	const struct bad_reply *c = test->param_value;
+	struct hk_ctx *ctx = test->priv;
+	struct orcm_mpa_frame req;
+	struct socket *ls, *s;
+	struct iw_cm_id *aid;
+	u8 *buf;
+	int i;
+	u16 port;
+
+	buf = kunit_kzalloc(test, ORCM_MPA_FRAME_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	WRITE_ONCE(hcm_mpa_rep_timeout_ms, 300);
+	ls = hk_raw_listen(test, &port);
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, "x", 1, 1, 1), 0);
+	s = hk_raw_accept(test, ls);
+	KUNIT_ASSERT_GT(test, hk_raw_frame(s, true, buf, &req), 0);
+	KUNIT_EXPECT_EQ(test, req.rev, 2);
+	KUNIT_EXPECT_TRUE(test, req.p2p);
+	KUNIT_EXPECT_EQ(test, req.rtr, ORCM_RTR_BIT(ORCM_IW_RTR_WRITE));
+	KUNIT_EXPECT_EQ(test, req.pd_len, 1);
+	if (c->len)
+		KUNIT_ASSERT_EQ(test, hk_send(s, c->frame, c->len), c->len);
+	if (c->close)
+		kernel_sock_shutdown(s, SHUT_RDWR);
+	i = hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].status, c->status);
+	KUNIT_EXPECT_EQ(test, ctx->qps[QPN_INI].attached, !c->status);
+	if (c->status)
+		KUNIT_EXPECT_TRUE(test, hk_closed_within(s, WAIT_MS));
+}
+
+/* A raw client sends @frame to the host CM's listener. */
+struct bad_request {
+	const char *name;
+	u8 frame[32];
+	unsigned int len;
+};
+
+static const struct bad_request bad_requests[] = {
+	{ "garbage-key", { 'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q',
+	  ' ', 'F', 'r', 'a', 'm', 'X', 0x10, 2, 0, 4, 0, 1, 0, 1 }, 24 },
+	{ "reply-where-request-belongs", { REP_KEY, 0x10, 2, 0, 4, 0, 1, 0,
+	  1 }, 24 },
+	{ "R-in-request", { REQ_KEY, 0x20, 1, 0, 0 }, 20 },
+	{ "rev-0", { REQ_KEY, 0, 0, 0, 0 }, 20 },
+	{ "rev-3", { REQ_KEY, 0x10, 3, 0, 4, 0, 1, 0, 1 }, 24 },
+	{ "pdlen-513", { REQ_KEY, 0, 1, 2, 1 }, 20 },
+	{ "v2-without-H", { REQ_KEY, 0, 2, 0, 4, 0, 1, 0, 1 }, 24 },
+	{ "v2-pdlen-2", { REQ_KEY, 0x10, 2, 0, 2, 0, 1 }, 22 },
+	{ "rtr-without-p2p", { REQ_KEY, 0x10, 2, 0, 4, 0, 1, 0x80, 1 }, 24 },
+	{ "p2p-without-rtr", { REQ_KEY, 0x10, 2, 0, 4, 0x80, 1, 0, 1 }, 24 },
+	{ "p2p-read-only-ord-0", { REQ_KEY, 0x10, 2, 0, 4, 0x80, 1, 0x40, 0 },
+	  24 },
+	{ "pdlen-above-bytes", { REQ_KEY, 0, 1, 0, 100, 1, 2, 3 }, 23 },
+	{ "half-header", { REQ_KEY }, 12 },
+	{ "nothing", { 0 }, 0 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(bad_request, bad_requests, name);
+
+/*
+ * Each bad request is closed, by the decoder at once or by the request
+ * timeout, without a CONNECT_REQUEST; the listener serves a good client
+ * afterwards.
+ */
+static void hk_test_bad_request(struct kunit *test)
+{
+	const struct bad_request *c = test->param_value;
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_id *lid, *aid;
+	unsigned int half_open;
+	unsigned long refused;
+	struct socket *s;
+	u32 backlog;
+	u16 port;
+
+	WRITE_ONCE(hcm_mpa_req_timeout_ms, 300);
+	lid = hk_listen(test, 4, &port);
+	s = hk_raw_connect(test, port);
+	if (c->len)
+		KUNIT_ASSERT_EQ(test, hk_send(s, c->frame, c->len), c->len);
+	KUNIT_EXPECT_TRUE(test, hk_closed_within(s, 3000));
+	KUNIT_EXPECT_EQ(test, hk_nr_events(ctx), 0);
+	orcm_iw_host_flush();
+	orcm_iw_host_listener_stats(lid, &half_open, &refused, &backlog);
+	KUNIT_EXPECT_EQ(test, half_open, 0U);
+
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, NULL, 0, 1, 1), 0);
+	hk_child(test, NULL);
+}
+
+static void hk_test_half_open_cap(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	long before = atomic_long_read(&hcm_half_open_refused);
+	unsigned long end = jiffies + msecs_to_jiffies(WAIT_MS);
+	struct socket *s[5];
+	unsigned int half_open;
+	unsigned long refused;
+	struct iw_cm_id *lid, *aid;
+	int i, closed = 0;
+	u32 backlog;
+	u16 port;
+
+	WRITE_ONCE(hcm_max_half_open, 2);
+	lid = hk_listen(test, 16, &port);
+	for (i = 0; i < 5; i++)
+		s[i] = hk_raw_connect(test, port);
+	do {
+		msleep(20);
+		orcm_iw_host_listener_stats(lid, &half_open, &refused,
+					    &backlog);
+	} while (refused < 3 && time_before(jiffies, end));
+	KUNIT_EXPECT_EQ(test, refused, 3UL);
+	KUNIT_EXPECT_EQ(test, half_open, 2U);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&hcm_half_open_refused),
+			before + 3);
+	/* The refused ones were reset; the two others are still open. */
+	for (i = 0; i < 5; i++)
+		closed += hk_closed_within(s[i], 100);
+	KUNIT_EXPECT_EQ(test, closed, 3);
+
+	/* Freeing a slot lets a real request in. */
+	kunit_release_action(test, hk_sock_release_action, s[0]);
+	kunit_release_action(test, hk_sock_release_action, s[1]);
+	kunit_release_action(test, hk_sock_release_action, s[2]);
+	kunit_release_action(test, hk_sock_release_action, s[3]);
+	kunit_release_action(test, hk_sock_release_action, s[4]);
+	end = jiffies + msecs_to_jiffies(WAIT_MS);
+	do {
+		msleep(20);
+		orcm_iw_host_listener_stats(lid, &half_open, &refused,
+					    &backlog);
+	} while (half_open && time_before(jiffies, end));
+	KUNIT_EXPECT_EQ(test, half_open, 0U);
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, NULL, 0, 1, 1), 0);
+	hk_child(test, NULL);
+	KUNIT_EXPECT_EQ(test, hk_nr_events(ctx), 1);
+}
+
+static void hk_test_backlog_and_host_port(struct kunit *test)
+{
+	struct iw_cm_id *lid, *lid2;
+	struct sockaddr_storage ss;
+	unsigned int half_open;
+	unsigned long refused;
+	struct socket *s;
+	u32 backlog;
+	u16 port, port2;
+
+	lid = hk_listen(test, 7, &port);
+	orcm_iw_host_listener_stats(lid, &half_open, &refused, &backlog);
+	KUNIT_EXPECT_EQ(test, backlog, 7U);
+
+	/* The listener owns a host port... */
+	s = hk_raw_sock(test);
+	hk_set_sin(&ss, LOOPBACK, port);
+	KUNIT_EXPECT_EQ(test, kernel_bind(s, (struct sockaddr *)&ss,
+					  sizeof(ss)), -EADDRINUSE);
+	/* ...and cannot take one a host socket listens on. */
+	hk_raw_listen(test, &port2);
+	lid2 = hk_new_id(test);
+	hk_set_sin(&lid2->local_addr, LOOPBACK, port2);
+	KUNIT_EXPECT_EQ(test, iw_cm_listen(lid2, 4), -EADDRINUSE);
+	KUNIT_EXPECT_EQ(test, iwcm_id_state(lid2), IWCM_IDLE);
+
+	/* Destroyed, the port is free again. */
+	hk_destroy(test, lid);
+	KUNIT_EXPECT_EQ(test, kernel_bind(s, (struct sockaddr *)&ss,
+					  sizeof(ss)), 0);
+}
+
+/* Destroy in every state. */
+static void hk_test_destroy_listener_half_open(struct kunit *test)
+{
+	struct iw_cm_id *lid;
+	struct socket *s;
+	u16 port;
+
+	lid = hk_listen(test, 4, &port);
+	s = hk_raw_connect(test, port);
+	msleep(50);
+	hk_destroy(test, lid);
+	KUNIT_EXPECT_TRUE(test, hk_closed_within(s, 2000));
+}
+
+static void hk_test_destroy_child_unanswered(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_id *aid, *child;
+	int i;
+	u16 port;
+
+	hk_listen(test, 4, &port);
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, NULL, 0, 1, 1), 0);
+	child = hk_child(test, NULL);
+	hk_destroy(test, child);
+	i = hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].status, -ECONNREFUSED);
+}
+
+static void hk_test_destroy_connecting(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_id *aid;
+	u16 port;
+
+	WRITE_ONCE(hcm_mpa_rep_timeout_ms, 200);
+	hk_raw_listen(test, &port);
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, NULL, 0, 1, 1), 0);
+	/* Waits for the (timed out) answer, then no event reaches us. */
+	hk_destroy(test, aid);
+	iwcm_flush_events();
+	KUNIT_EXPECT_EQ(test, hk_nr_events(ctx), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->qp_refs), 0);
+}
+
+/* Connect and accept without peer-to-peer; both ends established. */
+static void hk_pair(struct kunit *test, struct iw_cm_id **aid,
+		    struct iw_cm_id **child)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_conn_param ap = { .qpn = QPN_RSP, .ird = 1, .ord = 1 };
+	struct hk_params p = { .rev = 2 };
+	u16 port;
+
+	hk_set_params(&p);
+	hk_listen(test, 4, &port);
+	KUNIT_ASSERT_EQ(test, hk_connect(test, aid, port, NULL, 0, 1, 1), 0);
+	*child = hk_child(test, NULL);
+	KUNIT_ASSERT_EQ(test, iw_cm_accept(*child, &ap), 0);
+	KUNIT_ASSERT_GE(test, hk_wait(ctx, *aid, IW_CM_EVENT_CONNECT_REPLY),
+			0);
+	KUNIT_ASSERT_GE(test, hk_wait(ctx, *child, IW_CM_EVENT_ESTABLISHED),
+			0);
+}
+
+static void hk_test_disconnect(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct hk_qp *qr = &ctx->qps[QPN_RSP];
+	struct iw_cm_id *aid, *child;
+	u8 byte;
+	int i;
+
+	hk_pair(test, &aid, &child);
+	KUNIT_ASSERT_EQ(test, iw_cm_disconnect(aid, 0), 0);
+	i = hk_wait(ctx, aid, IW_CM_EVENT_CLOSE);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, iwcm_id_state(aid), IWCM_IDLE);
+	/* The peer's driver sees the FIN and says so, in order. */
+	KUNIT_EXPECT_EQ(test, hk_recv(qr->sock, &byte, 1), 0);
+	orcm_iw_conn_peer_closed(qr->conn);
+	hk_release(qr, 0);
+	i = hk_wait(ctx, child, IW_CM_EVENT_CLOSE);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, iwcm_id_state(child), IWCM_IDLE);
+	KUNIT_EXPECT_EQ(test, hk_nr_events(ctx), i + 1);
+}
+
+static void hk_test_rsp_dies_before_rtr(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_conn_param ap = { .qpn = QPN_RSP, .ird = 1, .ord = 1 };
+	struct hk_params p = P2P2(ORCM_IW_RTR_WRITE);
+	struct iw_cm_id *aid, *child;
+	int i;
+	u16 port;
+
+	hk_set_params(&p);
+	hk_listen(test, 4, &port);
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, NULL, 0, 1, 1), 0);
+	child = hk_child(test, NULL);
+	KUNIT_ASSERT_EQ(test, iw_cm_accept(child, &ap), 0);
+	KUNIT_ASSERT_GE(test, hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY), 0);
+	hk_release(&ctx->qps[QPN_RSP], -ECONNRESET);
+	i = hk_wait(ctx, child, IW_CM_EVENT_ESTABLISHED);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].status, -ECONNRESET);
+	iwcm_flush_events();
+	KUNIT_EXPECT_EQ(test, iwcm_id_state(child), IWCM_IDLE);
+	KUNIT_EXPECT_LT(test, hk_find(ctx, child, IW_CM_EVENT_CLOSE), 0);
+}
+
+static void hk_test_attach_fails(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_conn_param ap = { .qpn = QPN_RSP, .ird = 1, .ord = 1 };
+	struct iw_cm_id *aid, *child;
+	int i;
+	u16 port;
+
+	hk_listen(test, 4, &port);
+	/* The responder's driver refuses: accept fails, initiator reset. */
+	ctx->attach_ret[QPN_RSP] = -ENOMEM;
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, NULL, 0, 1, 1), 0);
+	child = hk_child(test, NULL);
+	KUNIT_EXPECT_EQ(test, iw_cm_accept(child, &ap), -ENOMEM);
+	i = hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_ASSERT_GE(test, i, 0);
+	/* The reply made it out before the refusal: reset, or attach. */
+	KUNIT_EXPECT_TRUE(test, ctx->ev[i].status == -ECONNRESET ||
+				ctx->ev[i].status == 0);
+	iwcm_flush_events();
+	KUNIT_EXPECT_EQ(test, iwcm_id_state(child), IWCM_IDLE);
+
+	/* The initiator's driver refuses: CONNECT_REPLY -ECONNRESET. */
+	ctx->attach_ret[QPN_RSP] = 0;
+	ctx->attach_ret[QPN_INI] = -EIO;
+	hk_destroy(test, aid);
+	memset(&ctx->qps[QPN_INI].params, 0, sizeof(ctx->qps[0].params));
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, NULL, 0, 1, 1), 0);
+	child = hk_child(test, NULL);
+	WRITE_ONCE(hcm_peer2peer, false);
+	KUNIT_ASSERT_EQ(test, iw_cm_accept(child, &ap), 0);
+	i = hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].status, -ECONNRESET);
+	/* The responder's connection follows (its peer reset it). */
+	KUNIT_EXPECT_EQ(test, hk_recv(ctx->qps[QPN_RSP].sock, &i, 1), 0);
+}
+
+static struct kunit_case iw_host_cases[] = {
+	KUNIT_CASE(hk_test_register),
+	KUNIT_CASE_PARAM(hk_test_negotiation, neg_gen_params),
+	KUNIT_CASE_PARAM(hk_test_private_data, pd_gen_params),
+	KUNIT_CASE(hk_test_accept_pd_too_big),
+	KUNIT_CASE(hk_test_reject_with_data),
+	KUNIT_CASE(hk_test_connect_refused),
+	KUNIT_CASE(hk_test_connect_does_not_block),
+	KUNIT_CASE_PARAM(hk_test_bad_reply, bad_reply_gen_params),
+	KUNIT_CASE_PARAM(hk_test_bad_request, bad_request_gen_params),
+	KUNIT_CASE(hk_test_half_open_cap),
+	KUNIT_CASE(hk_test_backlog_and_host_port),
+	KUNIT_CASE(hk_test_destroy_listener_half_open),
+	KUNIT_CASE(hk_test_destroy_child_unanswered),
+	KUNIT_CASE(hk_test_destroy_connecting),
+	KUNIT_CASE(hk_test_disconnect),
+	KUNIT_CASE(hk_test_rsp_dies_before_rtr),
+	KUNIT_CASE(hk_test_attach_fails),
+	{}
+};
+
+static struct kunit_suite iw_host_suite = {
+	.name = "orcm_iw_host",
+	.init = hk_init,
+	.test_cases = iw_host_cases,
+};
+kunit_test_suite(iw_host_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the host-stack CM of openrdma-cm iw_cm");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
