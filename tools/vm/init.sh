@@ -118,6 +118,12 @@ load_ours() {
 		mark "LOAD-INFO ours $m srcversion=$(cat "/sys/module/$m/srcversion" 2>/dev/null)" \
 			"version=$(cat "/sys/module/$m/version" 2>/dev/null)"
 	done
+	# Our RNIC driver, on our iw_cm (never with the stock stack).
+	f=$ORCM_OURS_DIR/drivers/softrnic/softrnic.ko
+	if [ -f "$f" ]; then
+		insmod "$f" || { mark "LOAD-ERROR insmod $f failed"; return 1; }
+		mark "LOAD-INFO ours softrnic srcversion=$(cat /sys/module/softrnic/srcversion 2>/dev/null)"
+	fi
 	# The stock rdma_ucm, by path, so that it binds to our rdma_cm. With
 	# MODVERSIONS this load checks every CRC it imports from us.
 	f=$(intree rdma_ucm) || { mark "LOAD-ERROR no in-tree rdma_ucm"; return 1; }
@@ -132,7 +138,7 @@ load_ours() {
 
 unload_stack() {
 	local m rc=0
-	for m in rdma_ucm rdma_cm ib_cm iw_cm rdma_rxe siw ib_uverbs ib_core veth; do
+	for m in rdma_ucm softrnic rdma_cm ib_cm iw_cm rdma_rxe siw ib_uverbs ib_core veth; do
 		[ -d "/sys/module/$m" ] || continue
 		rmmod "$m" || { mark "UNLOAD-ERROR rmmod $m failed"; rc=1; }
 	done
