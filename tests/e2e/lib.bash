@@ -51,7 +51,7 @@ cleanup() {
 	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	pkill -KILL -x "$RDMA_PROGS" 2>/dev/null || true
 	for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-	for d in siwA siwB rxe0; do rdma link delete "$d" 2>/dev/null || true; done
+	for d in siwA siwB srA srB rxe0; do rdma link delete "$d" 2>/dev/null || true; done
 	ip link delete vR 2>/dev/null || true
 	ip netns delete "$NS_A" 2>/dev/null || true
 	ip netns delete "$NS_B" 2>/dev/null || true
@@ -69,7 +69,13 @@ wait_for() {
 	fail "timed out after ${secs}s waiting for: $what"
 }
 
+# setup_pair [TYPE_A [TYPE_B]]: the topology above; the RDMA devices are of
+# type siw (default, named siwA/siwB) or softrnic (srA/srB): DEV_A, DEV_B.
+dev_name() { case "$1" in softrnic) echo "sr$2" ;; *) echo "$1$2" ;; esac; }
 setup_pair() {
+	local ta=${1:-siw} tb=${2:-siw}
+	DEV_A=$(dev_name "$ta" A)
+	DEV_B=$(dev_name "$tb" B)
 	ip netns add "$NS_A"
 	ip netns add "$NS_B"
 	# Distinct ifindexes: stock siw binds a wildcard listener's socket to its
@@ -83,17 +89,17 @@ setup_pair() {
 	in_b ip addr add "$ADDR_B/24" dev vB
 	in_a ip link set vA up
 	in_b ip link set vB up
-	in_a rdma link add siwA type siw netdev vA
-	in_b rdma link add siwB type siw netdev vB
-	wait_for 10 "siwA and siwB ACTIVE" siw_active
+	in_a rdma link add "$DEV_A" type "$ta" netdev vA
+	in_b rdma link add "$DEV_B" type "$tb" netdev vB
+	wait_for 10 "$DEV_A and $DEV_B ACTIVE" siw_active
 	# IPv6 DAD and the like must not matter; the link must carry IPv4 now.
 	wait_for 10 "ping $ADDR_B from $NS_A" in_a ping -c 1 -W 1 "$ADDR_B"
-	say "topology: $NS_A/vA $ADDR_A siwA <-> $NS_B/vB $ADDR_B siwB"
+	say "topology: $NS_A/vA $ADDR_A $DEV_A <-> $NS_B/vB $ADDR_B $DEV_B"
 	rdma link show
 }
 siw_active() {
-	rdma link show siwA/1 | grep -q 'state ACTIVE' &&
-		rdma link show siwB/1 | grep -q 'state ACTIVE'
+	rdma link show "${DEV_A:-siwA}/1" | grep -q 'state ACTIVE' &&
+		rdma link show "${DEV_B:-siwB}/1" | grep -q 'state ACTIVE'
 }
 
 # cm_ids: the CM ids the stock ib_core lists (restrack, via nldev).

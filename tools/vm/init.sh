@@ -203,6 +203,17 @@ if [ "${ORCM_KUNIT:-0}" = 1 ]; then
 	for f in "$ORCM_OURS_DIR"/tests/kunit/*_kunit.ko; do
 		[ -f "$f" ] || continue
 		name=$(basename "$f" .ko)
+		[[ " ${ORCM_KUNIT_LIST:-$name} " == *" $name "* ]] || continue
+		# A test module of one of our drivers (drivers/NAME/NAME.ko) needs
+		# the driver loaded first.
+		for d in $(modinfo -F depends "$f" | tr ',' ' '); do
+			[ -d "/sys/module/$d" ] && continue
+			[ -f "$ORCM_OURS_DIR/drivers/$d/$d.ko" ] || continue
+			for dd in $(modinfo -F depends "$ORCM_OURS_DIR/drivers/$d/$d.ko" | tr ',' ' '); do
+				[ -d "/sys/module/$dd" ] || "${MP[@]}" "$dd"
+			done
+			insmod "$ORCM_OURS_DIR/drivers/$d/$d.ko" || mark "LOAD-ERROR insmod $d for $name failed"
+		done
 		before=$(cd /sys/kernel/debug/kunit 2>/dev/null && echo *)
 		mark "KUNIT-BEGIN $name"
 		insmod "$f"

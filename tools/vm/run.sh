@@ -12,6 +12,7 @@
 #                   (default)
 #   --demo          run tools/vm/demo-guest.sh instead of the tests
 #   --e2e GLOBS     only the tests/e2e scripts whose names match (default: all)
+#   --kunit GLOBS   only the tests/kunit modules whose names match (default: all)
 #   --e2e-dir DIR   take the scripts from DIR (relative to the repository;
 #                   default tests/e2e), e.g. tests/interop
 #
@@ -28,12 +29,13 @@ set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-stack=ours mode=test kunit=1 e2e_globs='*' e2e_dir=tests/e2e vm_timeout='' quiet=0
+stack=ours mode=test kunit=1 kunit_globs='*' e2e_globs='*' e2e_dir=tests/e2e vm_timeout='' quiet=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--stack) stack=$2; shift ;;
 	--demo) mode=demo ;;
 	--no-kunit) kunit=0 ;;
+	--kunit) kunit_globs=$2; shift ;;
 	--e2e) e2e_globs=$2; shift ;;
 	--no-e2e) e2e_globs='' ;;
 	--e2e-dir) e2e_dir=$2; shift ;;
@@ -64,7 +66,14 @@ fi
 kunit_list=''
 if [ "$mode" = test ] && [ "$kunit" = 1 ]; then
 	for f in "$ORCM_REPO"/tests/kunit/*_kunit.c; do
-		[ -f "$f" ] && kunit_list="$kunit_list $(basename "$f" .c)"
+		[ -f "$f" ] || continue
+		t=$(basename "$f" .c)
+		set -f
+		for g in $kunit_globs; do
+			# shellcheck disable=SC2053 # glob match on purpose
+			if [[ $t == $g ]]; then kunit_list="$kunit_list $t"; break; fi
+		done
+		set +f
 	done
 fi
 
@@ -126,6 +135,7 @@ ORCM_MODROOT=$O/modroot
 ORCM_KREL=$KREL
 ORCM_OURS_DIR=$OURS_DIR
 ORCM_KUNIT=$kunit
+ORCM_KUNIT_LIST='${kunit_list# }'
 ORCM_E2E='${e2e_list# }'
 ORCM_E2E_TIMEOUT=$E2E_TIMEOUT
 ORCM_PARITY_KO=$BUILT/tests/parity/cm_parity.ko
