@@ -47,7 +47,6 @@ static const struct ib_device_ops sr_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_SIW,	/* rdma-core's siw provider binds */
 	.uverbs_abi_ver = SIW_ABI_VERSION,
-	.uverbs_no_driver_id_binding = 1,
 
 	.alloc_mr = sr_alloc_mr,
 	.alloc_pd = sr_alloc_pd,

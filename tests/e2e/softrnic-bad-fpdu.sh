@@ -7,6 +7,8 @@
 # the server's QP goes to error, and afterwards a good rping on the same
 # device still works, with no CM id left.
 # orcm-timeout: 240
+# shellcheck source=tests/e2e/lib.bash
+. "$(dirname "$0")/lib.bash"
 # shellcheck source=tests/e2e/softrnic-lib.bash
 . "$(dirname "$0")/softrnic-lib.bash"
 
@@ -85,7 +87,7 @@ except ConnectionResetError:
 print('ok %s: TERMINATE layer %d etype %d ecode %d, then closed' % ((name,) + got))
 PY
 
-sr_setup softrnic siw
+sr_data_pair softrnic siw
 port=7700
 for c in bad-crc ddp-version ddp-qn rdmap-version rdmap-opcode msn send-too-long \
 	write-bad-stag read-bad-stag short-ulpdu; do

@@ -5,6 +5,8 @@
 # initiator with WRITE and READ RTR against siw as responder (REV CRC
 # MARKERS P2P RTR, RTR 1 SEND, 2 WRITE, 3 READ).
 # orcm-timeout: 300
+# shellcheck source=tests/e2e/lib.bash
+. "$(dirname "$0")/lib.bash"
 # shellcheck source=tests/e2e/softrnic-lib.bash
 . "$(dirname "$0")/softrnic-lib.bash"
 sr_rping_modes siw 7300 "2 N N Y 2" "2 Y N Y 3" "2 N N N 0" "1 Y N N 0" \

@@ -9,6 +9,8 @@
 # expected. The committed fixtures (tests/pcap/softrnic-*.pcap) are checked
 # the same way; with ORCM_SHARED the new captures are copied there.
 # orcm-timeout: 300
+# shellcheck source=tests/e2e/lib.bash
+. "$(dirname "$0")/lib.bash"
 # shellcheck source=tests/e2e/softrnic-lib.bash
 . "$(dirname "$0")/softrnic-lib.bash"
 
@@ -50,6 +52,7 @@ capture() {
 	fi
 }
 
+sr_stock_check
 for f in "${ORCM_REPO:-.}"/tests/pcap/softrnic-*.pcap; do
 	[ -f "$f" ] || continue
 	c=N
@@ -70,10 +73,10 @@ run_modes() {
 }
 
 port=7500
-sr_setup softrnic siw
+sr_data_pair softrnic siw
 run_modes "siw-rev2-p2p-write 2 N N Y 2" "siw-rev2-crc-p2p-read 2 Y N Y 3" \
 	"siw-rev1-crc 1 Y N N 0"
 cleanup
-sr_setup softrnic softrnic
+sr_data_pair softrnic softrnic
 run_modes "pair-rev1-crc-markers 1 Y Y N 0" "pair-rev2-p2p-send 2 N N Y 1"
 say "ok: tshark decodes every mode without a malformed frame"
