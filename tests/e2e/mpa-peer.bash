@@ -18,7 +18,10 @@ BAD='reject,close,rst' # a clean end of a bad handshake
 start_listener() {
 	bg /tmp/peer-listener.log "${IN_B[@]}" "$CMPROBE" -s -b "$ADDR_B" -p "$PEER_PORT" -n 0 -T 600
 	LISTENER=$LAST_PID
-	wait_for 10 "the listener on $ADDR_B:$PEER_PORT" cm_id_listening "$PEER_PORT"
+	(wait_for 10 "the listener on $ADDR_B:$PEER_PORT" cm_id_listening "$PEER_PORT") || {
+		show /tmp/peer-listener.log
+		fail "no listener on $ADDR_B:$PEER_PORT"
+	}
 }
 
 # listener_alive: the server still runs (no call of it failed on the input).
