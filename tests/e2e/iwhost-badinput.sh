@@ -77,15 +77,17 @@ done
 peer fpdu-v2-p2p terminate fpdu --rev 2 --p2p --rtr write --corrupt msn
 serves fpdu
 
-# Thousands of idle connects against a cap of 64 half-open connections:
-# the ones beyond it are refused at once, the others end at the request
-# timeout, and then a good client is served.
+# A thousand idle connects against a cap of 64 half-open connections: the
+# ones beyond it are refused at once (a reset, often before the connect is
+# seen to complete: mpa-peer counts both as ended fast), the others end at
+# the request timeout (3 s; slots come free while the connects are still
+# being made, so some 200 get in), and then a good client is served.
 iwcm_param max_half_open 64
 refused0=$(iwcm_param half_open_refused)
-peer idle-2000 close idle --count 2000 --fast 1500 --min-fast 1500
+peer idle-1000 close idle --count 1000 --fast 1500 --min-fast 600
 refused=$(($(iwcm_param half_open_refused) - refused0))
 say "half_open_refused: +$refused"
-[ "$refused" -ge 1500 ] || fail "only $refused connects refused over the cap, want >= 1500"
+[ "$refused" -ge 600 ] || fail "only $refused connects refused over the cap, want >= 600"
 serves idle
 
 stop_listener
