@@ -153,7 +153,7 @@ static bool iwcm_on_connect_reply(struct iwcm_id_priv *priv,
  * and gives up its QP, and no CLOSE follows.
  */
 static bool iwcm_on_established(struct iwcm_id_priv *priv, int status,
-				 struct ib_qp **put_qp)
+				struct ib_qp **put_qp)
 {
 	bool notify = false;
 

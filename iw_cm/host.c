@@ -35,6 +35,7 @@
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
+#include <net/tcp_states.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/iw_cm.h>
 
@@ -65,51 +66,61 @@ static const struct kernel_param_ops hcm_rtr_ops = {
 };
 
 unsigned int hcm_mpa_rev = 2;
+EXPORT_SYMBOL_IF_KUNIT(hcm_mpa_rev);
 module_param_cb(mpa_rev, &hcm_rev_ops, &hcm_mpa_rev, 0644);
 MODULE_PARM_DESC(mpa_rev,
 		 "Host-stack CM: MPA revision to offer, 1 (RFC 5044) or 2 (RFC 6581, default)");
 
 bool hcm_crc;
+EXPORT_SYMBOL_IF_KUNIT(hcm_crc);
 module_param_named(crc, hcm_crc, bool, 0644);
 MODULE_PARM_DESC(crc,
 		 "Host-stack CM: ask for MPA CRC32c (default off; used whenever the peer asks)");
 
 bool hcm_markers;
+EXPORT_SYMBOL_IF_KUNIT(hcm_markers);
 module_param_named(markers, hcm_markers, bool, 0644);
 MODULE_PARM_DESC(markers,
 		 "Host-stack CM: ask the peer for MPA markers (default off; sent whenever the peer asks)");
 
 bool hcm_peer2peer = true;
+EXPORT_SYMBOL_IF_KUNIT(hcm_peer2peer);
 module_param_named(peer2peer, hcm_peer2peer, bool, 0644);
 MODULE_PARM_DESC(peer2peer,
 		 "Host-stack CM: RFC 6581 peer-to-peer mode with an RTR message (default on)");
 
 unsigned int hcm_p2p_type = ORCM_IW_RTR_WRITE;
+EXPORT_SYMBOL_IF_KUNIT(hcm_p2p_type);
 module_param_cb(p2p_type, &hcm_rtr_ops, &hcm_p2p_type, 0644);
 MODULE_PARM_DESC(p2p_type,
 		 "Host-stack CM: RTR the initiator offers, 1 zero-length SEND, 2 WRITE (default), 3 READ; as responder all three are taken");
 
 unsigned int hcm_connect_timeout_ms = 20000;
+EXPORT_SYMBOL_IF_KUNIT(hcm_connect_timeout_ms);
 module_param_named(connect_timeout_ms, hcm_connect_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(connect_timeout_ms,
 		 "Host-stack CM: TCP handshake timeout, ms (default 20000)");
 
 unsigned int hcm_mpa_req_timeout_ms = 10000;
+EXPORT_SYMBOL_IF_KUNIT(hcm_mpa_req_timeout_ms);
 module_param_named(mpa_req_timeout_ms, hcm_mpa_req_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mpa_req_timeout_ms,
 		 "Host-stack CM: time a responder waits for the whole MPA request, ms (default 10000)");
 
 unsigned int hcm_mpa_rep_timeout_ms = 5000;
+EXPORT_SYMBOL_IF_KUNIT(hcm_mpa_rep_timeout_ms);
 module_param_named(mpa_rep_timeout_ms, hcm_mpa_rep_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mpa_rep_timeout_ms,
 		 "Host-stack CM: time an initiator waits for the whole MPA reply, ms (default 5000)");
 
 unsigned int hcm_max_half_open = 256;
+EXPORT_SYMBOL_IF_KUNIT(hcm_max_half_open);
 module_param_named(max_half_open, hcm_max_half_open, uint, 0644);
 MODULE_PARM_DESC(max_half_open,
 		 "Host-stack CM: TCP connections per listener whose MPA request is not in yet; more are closed (default 256)");
 
 atomic_long_t hcm_half_open_refused = ATOMIC_LONG_INIT(0);
+EXPORT_SYMBOL_IF_KUNIT(hcm_half_open_refused);
 
 static int hcm_param_get_refused(char *buf, const struct kernel_param *kp)
 {
@@ -265,10 +276,17 @@ void hcm_listener_put(struct hcm_listener *lis)
 	kref_put(&lis->kref, hcm_listener_free);
 }
 
+/*
+ * A connection is ready to accept. Accepted sockets inherit this callback
+ * and sk_user_data from the listener (sk_clone): on those it does nothing
+ * until hcm_listener_take() gives them back the defaults.
+ */
 static void hcm_listen_data_ready(struct sock *sk)
 {
 	struct hcm_listener *lis;
 
+	if (READ_ONCE(sk->sk_state) != TCP_LISTEN)
+		return;
 	read_lock_bh(&sk->sk_callback_lock);
 	lis = sk->sk_user_data;
 	if (lis)
@@ -279,8 +297,14 @@ static void hcm_listen_data_ready(struct sock *sk)
 /* Take one accepted socket in, or refuse it over the half-open cap. */
 static void hcm_listener_take(struct hcm_listener *lis, struct socket *sock)
 {
+	struct sock *sk = sock->sk;
 	struct orcm_iw_conn *conn;
 	bool refuse;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = lis->saved_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
 
 	conn = hcm_conn_alloc(lis->dev, lis->ops, false);
 	spin_lock_bh(&lis->lock);
@@ -494,17 +518,6 @@ void orcm_iw_host_flush(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(orcm_iw_host_flush);
 #endif
-/* The tests set the parameters as an administrator would. */
-EXPORT_SYMBOL_IF_KUNIT(hcm_mpa_rev);
-EXPORT_SYMBOL_IF_KUNIT(hcm_crc);
-EXPORT_SYMBOL_IF_KUNIT(hcm_markers);
-EXPORT_SYMBOL_IF_KUNIT(hcm_peer2peer);
-EXPORT_SYMBOL_IF_KUNIT(hcm_p2p_type);
-EXPORT_SYMBOL_IF_KUNIT(hcm_connect_timeout_ms);
-EXPORT_SYMBOL_IF_KUNIT(hcm_mpa_req_timeout_ms);
-EXPORT_SYMBOL_IF_KUNIT(hcm_mpa_rep_timeout_ms);
-EXPORT_SYMBOL_IF_KUNIT(hcm_max_half_open);
-EXPORT_SYMBOL_IF_KUNIT(hcm_half_open_refused);
 
 int iwcm_host_init(void)
 {

@@ -122,6 +122,14 @@ static int hk_attach(struct ib_qp *ibqp, struct socket *sock,
 		return ret;
 	qp->params = *params;
 	sock->sk->sk_rcvtimeo = msecs_to_jiffies(WAIT_MS);
+	/*
+	 * As a driver does: the socket's user data is ours now. (An
+	 * accepted socket that still carried the listener's callbacks
+	 * would take this for the listener on the next data.)
+	 */
+	write_lock_bh(&sock->sk->sk_callback_lock);
+	sock->sk->sk_user_data = qp;
+	write_unlock_bh(&sock->sk->sk_callback_lock);
 	qp->sock = sock;
 	qp->conn = conn;
 	qp->released = false;
@@ -251,8 +259,9 @@ static void hk_id_destroy_action(void *arg)
 
 static void hk_adopt(struct kunit *test, struct iw_cm_id *id)
 {
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-					hk_id_destroy_action, id));
+	int ret = kunit_add_action_or_reset(test, hk_id_destroy_action, id);
+
+	KUNIT_ASSERT_EQ(test, ret, 0);
 }
 
 static void hk_destroy(struct kunit *test, struct iw_cm_id *id)
@@ -341,14 +350,18 @@ static void hk_sock_release_action(void *arg)
 	sock_release(arg);
 }
 
+static int hk_own_sock(struct kunit *test, struct socket *sock)
+{
+	return kunit_add_action_or_reset(test, hk_sock_release_action, sock);
+}
+
 static struct socket *hk_raw_sock(struct kunit *test)
 {
 	struct socket *sock;
 
 	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
 					       IPPROTO_TCP, &sock), 0);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-					hk_sock_release_action, sock));
+	KUNIT_ASSERT_EQ(test, hk_own_sock(test, sock), 0);
 	sock->sk->sk_rcvtimeo = msecs_to_jiffies(WAIT_MS);
 	sock->sk->sk_sndtimeo = msecs_to_jiffies(WAIT_MS);
 	return sock;
@@ -387,10 +400,9 @@ static struct socket *hk_raw_accept(struct kunit *test, struct socket *lsock)
 
 	while (kernel_accept(lsock, &sock, O_NONBLOCK)) {
 		KUNIT_ASSERT_TRUE(test, time_before(jiffies, end));
-		msleep(10);
+		msleep(20);
 	}
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-					hk_sock_release_action, sock));
+	KUNIT_ASSERT_EQ(test, hk_own_sock(test, sock), 0);
 	sock->sk->sk_rcvtimeo = msecs_to_jiffies(WAIT_MS);
 	return sock;
 }
@@ -809,42 +821,47 @@ static void hk_test_connect_does_not_block(struct kunit *test)
 /* The raw server checks the request, then answers with @reply. */
 struct bad_reply {
 	const char *name;
-	u8 frame[32];
+	const char *key;
+	u8 tail[16];
 	unsigned int len;
 	bool close;		/* then close the connection */
 	int status;
 };
 
-#define REP_KEY	'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'p', ' ', \
-		'F', 'r', 'a', 'm', 'e'
-#define REQ_KEY	'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q', ' ', \
-		'F', 'r', 'a', 'm', 'e'
+#define REP_KEY	"MPA ID Rep Frame"
+#define REQ_KEY	"MPA ID Req Frame"
+
+/* A frame: a 16-byte key and what follows it; @len bytes are sent. */
+static void hk_frame(u8 *buf, const char *key, const u8 *tail)
+{
+	memcpy(buf, key, ORCM_MPA_KEY_LEN);
+	memcpy(buf + ORCM_MPA_KEY_LEN, tail, 16);
+}
 
 static const struct bad_reply bad_replies[] = {
-	{ "garbage-key", { 'X', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'p',
-	  ' ', 'F', 'r', 'a', 'm', 'e', 0x10, 2, 0, 4, 0, 1, 0, 1 }, 24,
+	{ "garbage-key", "XPA ID Rep Frame", { 0x10, 2, 0, 4, 0, 1, 0, 1 }, 24,
 	  .status = -ECONNRESET },
-	{ "request-key", { REQ_KEY, 0x10, 2, 0, 4, 0, 1, 0, 1 }, 24,
+	{ "request-key", REQ_KEY, { 0x10, 2, 0, 4, 0, 1, 0, 1 }, 24,
 	  .status = -ECONNRESET },
-	{ "rev-3", { REP_KEY, 0x10, 3, 0, 4, 0, 1, 0, 1 }, 24,
+	{ "rev-3", REP_KEY, { 0x10, 3, 0, 4, 0, 1, 0, 1 }, 24,
 	  .status = -ECONNRESET },
-	{ "pdlen-513", { REP_KEY, 0x10, 2, 2, 1, 0, 1, 0, 1 }, 24,
+	{ "pdlen-513", REP_KEY, { 0x10, 2, 2, 1, 0, 1, 0, 1 }, 24,
 	  .status = -ECONNRESET },
-	{ "v2-without-H", { REP_KEY, 0, 2, 0, 4, 0, 1, 0, 1 }, 24,
+	{ "v2-without-H", REP_KEY, { 0, 2, 0, 4, 0, 1, 0, 1 }, 24,
 	  .status = -ECONNRESET },
 	/* We offered WRITE (default p2p_type); a READ answer is wrong. */
-	{ "rtr-not-offered", { REP_KEY, 0x10, 2, 0, 4, 0x80, 1, 0x40, 1 },
+	{ "rtr-not-offered", REP_KEY, { 0x10, 2, 0, 4, 0x80, 1, 0x40, 1 },
 	  24, .status = -ECONNRESET },
-	{ "two-rtr", { REP_KEY, 0x10, 2, 0, 4, 0x80, 1, 0xc0, 1 }, 24,
+	{ "two-rtr", REP_KEY, { 0x10, 2, 0, 4, 0x80, 1, 0xc0, 1 }, 24,
 	  .status = -ECONNRESET },
-	{ "rtr-without-p2p", { REP_KEY, 0x10, 2, 0, 4, 0, 1, 0x80, 1 }, 24,
+	{ "rtr-without-p2p", REP_KEY, { 0x10, 2, 0, 4, 0, 1, 0x80, 1 }, 24,
 	  .status = -ECONNRESET },
-	{ "pdlen-above-bytes-then-close", { REP_KEY, 0x10, 2, 0, 9, 0x80, 1,
+	{ "pdlen-above-bytes-then-close", REP_KEY, { 0x10, 2, 0, 9, 0x80, 1,
 	  0x80, 1 }, 24, true, -ECONNRESET },
-	{ "half-header-then-silence", { REP_KEY }, 10,
+	{ "half-header-then-silence", REP_KEY, {}, 10,
 	  .status = -ETIMEDOUT },
-	{ "nothing-then-close", { 0 }, 0, true, -ECONNRESET },
-	{ "good-control", { REP_KEY, 0x10, 2, 0, 4, 0x80, 1, 0x80, 1 }, 24 },
+	{ "nothing-then-close", REP_KEY, {}, 0, true, -ECONNRESET },
+	{ "good-control", REP_KEY, { 0x10, 2, 0, 4, 0x80, 1, 0x80, 1 }, 24 },
 };
 
 KUNIT_ARRAY_PARAM_DESC(bad_reply, bad_replies, name);
@@ -871,8 +888,9 @@ static void hk_test_bad_reply(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, req.p2p);
 	KUNIT_EXPECT_EQ(test, req.rtr, ORCM_RTR_BIT(ORCM_IW_RTR_WRITE));
 	KUNIT_EXPECT_EQ(test, req.pd_len, 1);
+	hk_frame(buf, c->key, c->tail);
 	if (c->len)
-		KUNIT_ASSERT_EQ(test, hk_send(s, c->frame, c->len), c->len);
+		KUNIT_ASSERT_EQ(test, hk_send(s, buf, c->len), c->len);
 	if (c->close)
 		kernel_sock_shutdown(s, SHUT_RDWR);
 	i = hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY);
@@ -886,28 +904,28 @@ static void hk_test_bad_reply(struct kunit *test)
 /* A raw client sends @frame to the host CM's listener. */
 struct bad_request {
 	const char *name;
-	u8 frame[32];
+	const char *key;
+	u8 tail[16];
 	unsigned int len;
 };
 
 static const struct bad_request bad_requests[] = {
-	{ "garbage-key", { 'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q',
-	  ' ', 'F', 'r', 'a', 'm', 'X', 0x10, 2, 0, 4, 0, 1, 0, 1 }, 24 },
-	{ "reply-where-request-belongs", { REP_KEY, 0x10, 2, 0, 4, 0, 1, 0,
+	{ "garbage-key", "MPA ID Req FramX", { 0x10, 2, 0, 4, 0, 1, 0, 1 }, 24 },
+	{ "reply-where-request-belongs", REP_KEY, { 0x10, 2, 0, 4, 0, 1, 0,
 	  1 }, 24 },
-	{ "R-in-request", { REQ_KEY, 0x20, 1, 0, 0 }, 20 },
-	{ "rev-0", { REQ_KEY, 0, 0, 0, 0 }, 20 },
-	{ "rev-3", { REQ_KEY, 0x10, 3, 0, 4, 0, 1, 0, 1 }, 24 },
-	{ "pdlen-513", { REQ_KEY, 0, 1, 2, 1 }, 20 },
-	{ "v2-without-H", { REQ_KEY, 0, 2, 0, 4, 0, 1, 0, 1 }, 24 },
-	{ "v2-pdlen-2", { REQ_KEY, 0x10, 2, 0, 2, 0, 1 }, 22 },
-	{ "rtr-without-p2p", { REQ_KEY, 0x10, 2, 0, 4, 0, 1, 0x80, 1 }, 24 },
-	{ "p2p-without-rtr", { REQ_KEY, 0x10, 2, 0, 4, 0x80, 1, 0, 1 }, 24 },
-	{ "p2p-read-only-ord-0", { REQ_KEY, 0x10, 2, 0, 4, 0x80, 1, 0x40, 0 },
+	{ "R-in-request", REQ_KEY, { 0x20, 1, 0, 0 }, 20 },
+	{ "rev-0", REQ_KEY, { 0, 0, 0, 0 }, 20 },
+	{ "rev-3", REQ_KEY, { 0x10, 3, 0, 4, 0, 1, 0, 1 }, 24 },
+	{ "pdlen-513", REQ_KEY, { 0, 1, 2, 1 }, 20 },
+	{ "v2-without-H", REQ_KEY, { 0, 2, 0, 4, 0, 1, 0, 1 }, 24 },
+	{ "v2-pdlen-2", REQ_KEY, { 0x10, 2, 0, 2, 0, 1 }, 22 },
+	{ "rtr-without-p2p", REQ_KEY, { 0x10, 2, 0, 4, 0, 1, 0x80, 1 }, 24 },
+	{ "p2p-without-rtr", REQ_KEY, { 0x10, 2, 0, 4, 0x80, 1, 0, 1 }, 24 },
+	{ "p2p-read-only-ord-0", REQ_KEY, { 0x10, 2, 0, 4, 0x80, 1, 0x40, 0 },
 	  24 },
-	{ "pdlen-above-bytes", { REQ_KEY, 0, 1, 0, 100, 1, 2, 3 }, 23 },
-	{ "half-header", { REQ_KEY }, 12 },
-	{ "nothing", { 0 }, 0 },
+	{ "pdlen-above-bytes", REQ_KEY, { 0, 1, 0, 100, 1, 2, 3 }, 23 },
+	{ "half-header", REQ_KEY, {}, 12 },
+	{ "nothing", REQ_KEY, {}, 0 },
 };
 
 KUNIT_ARRAY_PARAM_DESC(bad_request, bad_requests, name);
@@ -926,13 +944,15 @@ static void hk_test_bad_request(struct kunit *test)
 	unsigned long refused;
 	struct socket *s;
 	u32 backlog;
+	u8 buf[32];
 	u16 port;
 
 	WRITE_ONCE(hcm_mpa_req_timeout_ms, 300);
 	lid = hk_listen(test, 4, &port);
 	s = hk_raw_connect(test, port);
+	hk_frame(buf, c->key, c->tail);
 	if (c->len)
-		KUNIT_ASSERT_EQ(test, hk_send(s, c->frame, c->len), c->len);
+		KUNIT_ASSERT_EQ(test, hk_send(s, buf, c->len), c->len);
 	KUNIT_EXPECT_TRUE(test, hk_closed_within(s, 3000));
 	KUNIT_EXPECT_EQ(test, hk_nr_events(ctx), 0);
 	orcm_iw_host_flush();
@@ -1154,8 +1174,8 @@ static void hk_test_attach_fails(struct kunit *test)
 	i = hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY);
 	KUNIT_ASSERT_GE(test, i, 0);
 	/* The reply made it out before the refusal: reset, or attach. */
-	KUNIT_EXPECT_TRUE(test, ctx->ev[i].status == -ECONNRESET ||
-				ctx->ev[i].status == 0);
+	KUNIT_EXPECT_TRUE(test,
+			  ctx->ev[i].status == -ECONNRESET || !ctx->ev[i].status);
 	iwcm_flush_events();
 	KUNIT_EXPECT_EQ(test, iwcm_id_state(child), IWCM_IDLE);
 
@@ -1201,6 +1221,7 @@ static struct kunit_suite iw_host_suite = {
 	.init = hk_init,
 	.test_cases = iw_host_cases,
 };
+
 kunit_test_suite(iw_host_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the host-stack CM of openrdma-cm iw_cm");

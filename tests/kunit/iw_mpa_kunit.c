@@ -95,11 +95,7 @@ static const struct rt_case rt_cases[] = {
 	{ "rej-v1-512", ORCM_MPA_REJ, 1, .pd_len = 512 },
 };
 
-static void rt_desc(const struct rt_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-KUNIT_ARRAY_PARAM(rt, rt_cases, rt_desc);
+KUNIT_ARRAY_PARAM_DESC(rt, rt_cases, name);
 
 static void mpa_round_trip(struct kunit *test)
 {
@@ -214,11 +210,7 @@ static const struct bad_case bad_cases[] = {
 	  .op = BAD_FLAGS_SET, .arg = 0x0f },
 };
 
-static void bad_desc(const struct bad_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-KUNIT_ARRAY_PARAM(bad, bad_cases, bad_desc);
+KUNIT_ARRAY_PARAM_DESC(bad, bad_cases, name);
 
 static void mpa_malformed(struct kunit *test)
 {
@@ -236,8 +228,10 @@ static void mpa_malformed(struct kunit *test)
 	/* Frames the encoder would refuse are built by hand below. */
 	if (c->p2p && c->kind != ORCM_MPA_REJ &&
 	    ((c->rtr == R && c->kind == ORCM_MPA_REQ && !c->ord) ||
-	     (c->rtr == R && c->kind == ORCM_MPA_REP && !c->ird)))
-		in.ird = in.ord = 1;
+	     (c->rtr == R && c->kind == ORCM_MPA_REP && !c->ird))) {
+		in.ird = 1;
+		in.ord = 1;
+	}
 	len = orcm_mpa_encode(&in, buf, ORCM_MPA_FRAME_MAX);
 	KUNIT_ASSERT_GT(test, len, 0);
 	if (in.ird != c->ird || in.ord != c->ord) {
@@ -395,11 +389,7 @@ static const struct neg_case neg_cases[] = {
 	  .ini_mrx = true, .ini_mtx = true },
 };
 
-static void neg_desc(const struct neg_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-KUNIT_ARRAY_PARAM(neg, neg_cases, neg_desc);
+KUNIT_ARRAY_PARAM_DESC(neg, neg_cases, name);
 
 static void mpa_negotiate(struct kunit *test)
 {
@@ -545,6 +535,7 @@ static struct kunit_suite iw_mpa_suite = {
 	.suite_init = mpa_suite_init,
 	.test_cases = iw_mpa_cases,
 };
+
 kunit_test_suite(iw_mpa_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the MPA frames of openrdma-cm iw_cm");
