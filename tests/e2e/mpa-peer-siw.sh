@@ -26,7 +26,7 @@
 . "$(dirname "$0")/cmprobe.bash"
 # shellcheck source=tests/e2e/mpa-peer.bash
 . "$(dirname "$0")/mpa-peer.bash"
-setup_pair
+setup_pair siw siw
 start_listener
 serves before
 
