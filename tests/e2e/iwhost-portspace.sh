@@ -4,7 +4,8 @@
 # port. A TCP socket bound to port P makes an RDMA listen on P fail with
 # EADDRINUSE (cmprobe and rping say so), and an RDMA listen on P makes a TCP
 # bind to P fail; an established RDMA connection is a TCP connection that
-# `ss` lists. Both ends softrnic.
+# `ss` lists; once the TCP socket is gone, the RDMA listen works. Both ends
+# softrnic.
 # orcm-timeout: 150
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
@@ -70,5 +71,7 @@ wait_pid "$server" 10 || true
 holder "$ADDR_B"
 unhold
 wait_for 10 "no CM id left" cm_ids_empty
-rping_pair ps-rping "$NS_B" "$ADDR_B" "$NS_A" "$ADDR_B" $PORT
+probe ps-relisten 20 "${IN_B[@]}" "$CMPROBE" -s -b "$ADDR_B" -p $PORT -n 0 -T 2
+[ "$PROBE_RC" -eq 0 ] || fail "no RDMA listen on $ADDR_B:$PORT once the TCP socket is gone"
+has_line ps-relisten "listening $ADDR_B port $PORT"
 say "ok"
