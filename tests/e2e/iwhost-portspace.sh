@@ -11,8 +11,8 @@
 . "$(dirname "$0")/lib.bash"
 # shellcheck source=tests/e2e/cmprobe.bash
 . "$(dirname "$0")/cmprobe.bash"
-# shellcheck source=tests/e2e/iwhost.bash
-. "$(dirname "$0")/iwhost.bash"
+# shellcheck source=tests/e2e/iwhost-lib.bash
+. "$(dirname "$0")/iwhost-lib.bash"
 need_softrnic
 # shellcheck source=tests/e2e/mpa-peer.bash
 . "$(dirname "$0")/mpa-peer.bash"
