@@ -8,6 +8,7 @@
 
 #include <linux/if_arp.h>
 #include <linux/module.h>
+#include <kunit/visibility.h>
 #include <net/addrconf.h>
 #include <rdma/iw_cm.h>
 #include <rdma/rdma_netlink.h>
@@ -135,7 +136,7 @@ static struct sr_dev *sr_dev_alloc(struct net_device *ndev)
 	return sdev;
 }
 
-static int sr_newlink(const char *name, struct net_device *ndev)
+VISIBLE_IF_KUNIT int sr_newlink(const char *name, struct net_device *ndev)
 {
 	struct sr_dev *sdev;
 	int ret;
@@ -182,6 +183,7 @@ out_unlock:
 	mutex_unlock(&sr_dev_list_lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(sr_newlink);
 
 static struct rdma_link_ops sr_link_ops = {
 	.type = "softrnic",

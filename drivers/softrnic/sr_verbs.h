@@ -95,6 +95,7 @@ int sr_sqe_from_wr(struct siw_sqe *sqe, const struct ib_send_wr *wr,
 		   bool sig_all);
 enum siw_wc_status sr_sqe_check(const struct sr_qp *qp,
 				const struct siw_sqe *sqe);
+int sr_newlink(const char *name, struct net_device *ndev);
 bool sr_qp_transition_ok(enum ib_qp_state cur, enum ib_qp_state next,
 			 bool conn);
 #endif
