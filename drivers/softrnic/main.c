@@ -133,6 +133,8 @@ static struct sr_dev *sr_dev_alloc(struct net_device *ndev)
 	strscpy(ibdev->iw_ifname, ndev->name, sizeof(ibdev->iw_ifname));
 	ib_set_device_ops(ibdev, &sr_dev_ops);
 	ib_set_device_ops(ibdev, &orcm_iw_host_device_ops);
+	/* rdma-core's siw provider rings the SQ doorbell with an empty post_send */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	return sdev;
 }
 

@@ -123,7 +123,11 @@ void sr_conn_tell_closed(struct sr_conn *c)
 
 /*
  * rx_work saw EOF (@status 0) or a socket error; tx_work a send error.
- * After our own FIN, or on an error, the connection is over.
+ * After our own FIN, or on an error, the connection is over. A FIN first
+ * from the peer ends it too (as RNICs do, the peer's close takes the QP
+ * down): what tx_work is sending goes out, then our FIN, then release
+ * moves the QP to ERR; a peer that stops reading meanwhile gets a RST
+ * after SR_RELEASE_TIMEOUT.
  */
 void sr_conn_peer_fin(struct sr_conn *c, int status)
 {
@@ -136,6 +140,10 @@ void sr_conn_peer_fin(struct sr_conn *c, int status)
 		sr_conn_queue_release(c, 0);
 	} else if (test_bit(SR_CONN_FIN_SENT, &c->flags)) {
 		sr_conn_queue_release(c, 0);
+	} else {
+		set_bit(SR_CONN_CLOSING, &c->flags);
+		queue_work(sr_wire_wq, &c->tx_work);
+		sr_conn_queue_release(c, SR_RELEASE_TIMEOUT);
 	}
 }
 

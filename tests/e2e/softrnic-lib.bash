@@ -96,15 +96,20 @@ sr_both() {
 }
 
 # sr_rping_modes KIND_B PORT MODE...: softrnic in A, KIND_B in B; for each
-# MODE ("REV CRC MARKERS P2P RTR", see sr_mode) rping both ways.
+# MODE ("REV CRC MARKERS P2P RTR [b2a]", see sr_mode) rping both ways, or
+# only with B as the client.
 sr_rping_modes() {
 	local kb=$1 port=$2 mode
 	shift 2
 	sr_data_pair softrnic "$kb"
 	for mode in "$@"; do
 		# shellcheck disable=SC2086 # word splitting on purpose
-		sr_mode $mode
-		sr_both "$kb-${mode// /}" "$port"
+		set -- $mode
+		sr_mode "$1" "$2" "$3" "$4" "$5"
+		case "${6:-both}" in
+		both) sr_both "$kb-$1$2$3$4$5" "$port" ;;
+		b2a) rping_pair "$kb-$1$2$3$4$5-b2a" "$NS_A" "$ADDR_A" "$NS_B" "$ADDR_A" "$port" ;;
+		esac
 		port=$((port + 2))
 	done
 	say "ok: softrnic <-> $kb in every mode, both directions"
