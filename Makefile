@@ -6,7 +6,8 @@
 #   make check                                     the whole test suite
 #   make demo                                      rping over our stack in the VM
 #   make bench                                     connection-setup benchmark
-#   make progs                                     test programs (tests/progs) into build/progs
+#   make progs                                     test programs (tests/progs, tools/mpa-peer) into build/progs
+#   make mpa-peer-check                            GoogleTest of tools/mpa-peer (host only)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) $(if $(ARCH),ARCH=$(ARCH))
@@ -34,10 +35,29 @@ bench:
 # Userspace test programs, run inside the VM by tests/e2e (built on the host:
 # the VM sees the tree read-only). Needs librdmacm-dev and libibverbs-dev.
 PROGS := $(patsubst tests/progs/%.c,build/progs/%,$(wildcard tests/progs/*.c))
-progs: $(PROGS)
+progs: $(PROGS) build/progs/mpa-peer
 
 build/progs/%: tests/progs/%.c
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -o $@ $< -lrdmacm -libverbs
 
-.PHONY: all modules modules_install clean check demo bench progs
+# The adversarial MPA peer (C++20) and its GoogleTest (libgtest-dev); `make
+# check` runs the tests on the host before any VM starts.
+MPA_PEER_DIR := tools/mpa-peer
+MPA_PEER_SRC := $(addprefix $(MPA_PEER_DIR)/,mpa.cc net.cc scenario.cc)
+MPA_PEER_DEP := $(MPA_PEER_SRC) $(wildcard $(MPA_PEER_DIR)/*.h)
+MPA_PEER_CXXFLAGS := -std=c++20 -O2 -g -Wall -Wextra -Werror
+
+build/progs/mpa-peer: $(MPA_PEER_DIR)/main.cc $(MPA_PEER_DEP)
+	@mkdir -p $(@D)
+	$(CXX) $(MPA_PEER_CXXFLAGS) -o $@ $< $(MPA_PEER_SRC)
+
+build/mpa-peer/mpa_test: $(MPA_PEER_DIR)/tests/mpa_test.cc $(MPA_PEER_DEP)
+	@mkdir -p $(@D)
+	$(CXX) $(MPA_PEER_CXXFLAGS) -o $@ $< $(MPA_PEER_SRC) -lgtest -pthread
+
+# Last line: "N passed, N failed" (tools/check.sh counts it).
+mpa-peer-check: build/mpa-peer/mpa_test build/progs/mpa-peer
+	@$< --gtest_brief=1
+
+.PHONY: all modules modules_install clean check demo bench progs mpa-peer-check

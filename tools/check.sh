@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # The whole test suite (`make check`):
 #   1. install what is missing (Debian packages), build the UML kernel (cached);
-#   2. crc-check: our modules built against Debian's 6.12 headers (as DKMS
+#   2. mpa-peer: the GoogleTest of the adversarial MPA peer (tools/mpa-peer),
+#      on the host;
+#   3. crc-check: our modules built against Debian's 6.12 headers (as DKMS
 #      does), symbol CRCs and export lists compared with the in-tree modules;
-#   3. the VM with our stack: our modules built for UML, KUnit modules, the
+#   4. the VM with our stack: our modules built for UML, KUnit modules, the
 #      tests/e2e scripts, splat/kmemleak/hang checks;
-#   4. the same e2e scripts with the stock stack, as a baseline (a failure
+#   5. the same e2e scripts with the stock stack, as a baseline (a failure
 #      there is a bug of the tests or of the VM, not of our code). Set
 #      ORCM_CHECK_STOCK=0 to skip it.
-#   5. interop: two VMs joined by a link, the stock stack in one and ours in
+#   6. interop: two VMs joined by a link, the stock stack in one and ours in
 #      the other (tools/vm/interop.sh, tests/interop): RoCE over rxe both
 #      ways. ORCM_CHECK_INTEROP=0 skips it.
 # Every step prints its tests and "N passed, N failed"; the last line of this
@@ -54,6 +56,7 @@ uml_ok=1
 "$ORCM_REPO/tools/uml/build.sh" || uml_ok=0
 echo "==== uml-kernel: $([ $uml_ok = 1 ] && echo ready || echo FAILED) after $(($(date +%s) - t0)) s"
 
+step mpa-peer make -s -C "$ORCM_REPO" mpa-peer-check
 step crc-check "$ORCM_REPO/tools/crc-check.sh"
 vms=(ours)
 [ "${ORCM_CHECK_STOCK:-1}" = 1 ] && vms+=(stock)
