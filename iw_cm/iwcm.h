@@ -102,6 +102,8 @@ struct iwcm_id_priv {
 	unsigned int max_elems;
 	unsigned long refused;		/* upcalls refused for want of one */
 	u8 *reply_pd;			/* U8_MAX bytes for CONNECT_REPLY data */
+	/* Port mapping (iwpm_map.c); set and cleared while claimed or dying. */
+	struct iwpm_mapping *pm;
 };
 
 static inline struct iwcm_id_priv *to_iwcm(struct iw_cm_id *id)

@@ -8,11 +8,8 @@
  * per-connection state machine, queues the driver's events and delivers
  * them to the user (rdma_cm) from an ordered workqueue.
  *
- * Not here (yet): the iWARP port-mapper client (iwpm, netlink client
- * RDMA_NL_IWCM, used with iwpmd by hardware RNICs) that the in-tree
- * iw_cm.ko carries. Without it every id's mapped addresses equal its own
- * (m_local_addr == local_addr, m_remote_addr == remote_addr), which is
- * what the in-tree module does too while no iwpmd is running.
+ * The iWARP port mapper for RNICs without IW_F_NO_PORT_MAP (iwpmd's
+ * netlink client RDMA_NL_IWCM, and a daemon-less kernel mode): iwpm.h.
  *
  * The listen backlog used when iw_cm_listen() is given 0 is the sysctl
  * net.iw_cm.default_backlog, as in-tree, also settable as the module
@@ -20,7 +17,7 @@
  *
  * Files: id.c (ids, references, event pool, destroy), conn.c (the
  * connection API), event.c (provider upcalls, queue and worker), msg.c
- * (reject reasons), iwcm.h (private header).
+ * (reject reasons), iwpm_*.c (port mapper), iwcm.h (private header).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,7 +26,10 @@
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
 
+#include <rdma/rdma_netlink.h>
+
 #include "iwcm.h"
+#include "iwpm.h"
 
 /* Read with READ_ONCE(); written through the sysctl or sysfs. */
 unsigned int iwcm_default_backlog = 256;
@@ -61,14 +61,24 @@ static int __init iwcm_init(void)
 	iwcm_ctl_hdr = register_net_sysctl(&init_net, "net/iw_cm",
 					   iwcm_ctl_table);
 	if (!iwcm_ctl_hdr) {
-		iwcm_event_exit();
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto err_event;
 	}
+	ret = iwpm_init();
+	if (ret)
+		goto err_sysctl;
 	return 0;
+
+err_sysctl:
+	unregister_net_sysctl_table(iwcm_ctl_hdr);
+err_event:
+	iwcm_event_exit();
+	return ret;
 }
 
 static void __exit iwcm_exit(void)
 {
+	iwpm_exit();
 	unregister_net_sysctl_table(iwcm_ctl_hdr);
 	iwcm_event_exit();
 }
@@ -76,6 +86,8 @@ static void __exit iwcm_exit(void)
 module_init(iwcm_init);
 module_exit(iwcm_exit);
 
+/* iwpmd's messages load us, as they load the in-tree iw_cm. */
+MODULE_ALIAS_RDMA_NETLINK(RDMA_NL_IWCM, 2);
 MODULE_DESCRIPTION("openrdma-cm iWARP connection manager (offloaded CM model)");
 MODULE_LICENSE("GPL");
 MODULE_VERSION("0.1");
