@@ -167,5 +167,8 @@ struct iwpm_resv *iwpm_resv_get(struct net *net,
 				const struct sockaddr_storage *addr,
 				bool any_port, struct sockaddr_storage *bound);
 void iwpm_resv_put(struct iwpm_resv *resv);
+#if IS_ENABLED(CONFIG_KUNIT)
+int iwpm_test_set_mode(int mode);
+#endif
 
 #endif /* _OPENRDMA_IWPM_H */

@@ -67,6 +67,15 @@ static int iwpm_mode_get(char *buf, const struct kernel_param *kp)
 	return sysfs_emit(buf, "%s\n", iwpm_mode_names[READ_ONCE(*(int *)kp->arg)]);
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Set the mode, return the old one (tests restore it). */
+int iwpm_test_set_mode(int mode)
+{
+	return xchg(&iwpm_mode, mode);
+}
+EXPORT_SYMBOL_IF_KUNIT(iwpm_test_set_mode);
+#endif
+
 static const struct kernel_param_ops iwpm_mode_ops = {
 	.set = iwpm_mode_set,
 	.get = iwpm_mode_get,
@@ -434,11 +443,13 @@ int iwpm_map_listen(struct iwcm_id_priv *priv)
 {
 	return iwpm_map(priv, false);
 }
+EXPORT_SYMBOL_IF_KUNIT(iwpm_map_listen);
 
 int iwpm_map_connect(struct iwcm_id_priv *priv)
 {
 	return iwpm_map(priv, true);
 }
+EXPORT_SYMBOL_IF_KUNIT(iwpm_map_connect);
 
 void iwpm_unmap(struct iwcm_id_priv *priv)
 {
@@ -456,6 +467,7 @@ void iwpm_unmap(struct iwcm_id_priv *priv)
 		iwpm_resv_put(m->resv);
 	kfree(m);
 }
+EXPORT_SYMBOL_IF_KUNIT(iwpm_unmap);
 
 /*
  * As in-tree: when iwpmd said where this peer really comes from, the new

@@ -11,7 +11,10 @@
  *    truncated messages), each refused;
  *  - the remote-info table (consumed once, bounded) and kernel-mode host
  *    port reservations (the host cannot bind a held port; shared by equal
- *    addresses; released with the last user).
+ *    addresses; released with the last user);
+ *  - the per-id hooks in kernel mode (listener keeps its port, held; a
+ *    taken port fails a listen and moves an active id; a non-local
+ *    address, IW_F_NO_PORT_MAP and mode off leave the id unmapped).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,8 +27,11 @@
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <net/netlink.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/iw_cm.h>
 #include <rdma/rdma_netlink.h>
 
+#include "iw_cm/iwcm.h"
 #include "iw_cm/iwpm.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
@@ -693,6 +699,136 @@ static void iwpm_resv_conflicts(struct kunit *test)
 						    &bound)), -EAFNOSUPPORT);
 }
 
+/* ---- the per-id hooks, kernel mode ---- */
+
+struct hook_ctx {
+	struct ib_device dev;		/* unregistered: never seen by ib_core */
+	struct iwcm_id_priv a, b;
+	int old_mode;
+};
+
+static void hook_restore(void *arg)
+{
+	struct hook_ctx *h = arg;
+
+	iwpm_unmap(&h->a);
+	iwpm_unmap(&h->b);
+	iwpm_test_set_mode(h->old_mode);
+}
+
+static struct hook_ctx *hook_setup(struct kunit *test, int mode)
+{
+	struct hook_ctx *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->a.id.device = &h->dev;
+	h->b.id.device = &h->dev;
+	h->old_mode = iwpm_test_set_mode(mode);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, hook_restore, h),
+			0);
+	return h;
+}
+
+static void lo_ss(struct sockaddr_storage *ss, u16 port)
+{
+	static const u8 lo[4] = { 127, 0, 0, 1 };
+
+	set4(ss, lo, port);
+}
+
+/* A free port on 127.0.0.1, found by the host. */
+static u16 free_port(struct kunit *test)
+{
+	struct sockaddr_storage want, bound;
+	struct iwpm_resv *r;
+
+	lo_ss(&want, 0);
+	r = iwpm_resv_get(&init_net, &want, true, &bound);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(r));
+	iwpm_resv_put(r);
+	return port_of(&bound);
+}
+
+static void iwpm_hook_kernel_listen(struct kunit *test)
+{
+	struct hook_ctx *h = hook_setup(test, IWPM_MODE_KERNEL);
+	u16 port = free_port(test);
+
+	lo_ss(&h->a.id.local_addr, port);
+	KUNIT_ASSERT_EQ(test, iwpm_map_listen(&h->a), 0);
+	KUNIT_EXPECT_TRUE(test, h->a.id.mapped);
+	KUNIT_EXPECT_NOT_NULL(test, h->a.pm);
+	/* A listener keeps its own port, now a host port. */
+	KUNIT_EXPECT_TRUE(test, iwpm_addr_equal(&h->a.id.m_local_addr,
+						&h->a.id.local_addr));
+	KUNIT_EXPECT_EQ(test, try_bind(&h->a.id.local_addr), -EADDRINUSE);
+	/* A second listener on the address (another device) shares it. */
+	lo_ss(&h->b.id.local_addr, port);
+	KUNIT_ASSERT_EQ(test, iwpm_map_listen(&h->b), 0);
+	iwpm_unmap(&h->a);
+	KUNIT_EXPECT_NULL(test, h->a.pm);
+	KUNIT_EXPECT_EQ(test, try_bind(&h->b.id.local_addr), -EADDRINUSE);
+	iwpm_unmap(&h->b);
+	iwpm_unmap(&h->b);	/* idempotent */
+	KUNIT_EXPECT_EQ(test, try_bind(&h->b.id.local_addr), 0);
+}
+
+static void iwpm_hook_kernel_taken(struct kunit *test)
+{
+	struct hook_ctx *h = hook_setup(test, IWPM_MODE_KERNEL);
+	struct sockaddr_storage held;
+	struct socket *host;
+	int len;
+
+	/* A host socket holds a port on 127.0.0.1. */
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &host), 0);
+	lo_ss(&held, 0);
+	KUNIT_ASSERT_EQ(test, kernel_bind(host, (struct sockaddr *)&held,
+					  sizeof(struct sockaddr_in)), 0);
+	len = kernel_getsockname(host, (struct sockaddr *)&held);
+	KUNIT_ASSERT_GT(test, len, 0);
+	/* A listener there fails; an active id gets another port. */
+	h->a.id.local_addr = held;
+	KUNIT_EXPECT_EQ(test, iwpm_map_listen(&h->a), -EADDRINUSE);
+	KUNIT_EXPECT_FALSE(test, h->a.id.mapped);
+	KUNIT_EXPECT_NULL(test, h->a.pm);
+	h->b.id.local_addr = held;
+	lo_ss(&h->b.id.remote_addr, 7300);
+	KUNIT_EXPECT_EQ(test, iwpm_map_connect(&h->b), 0);
+	KUNIT_EXPECT_TRUE(test, h->b.id.mapped);
+	KUNIT_EXPECT_NE(test, port_of(&h->b.id.m_local_addr), port_of(&held));
+	KUNIT_EXPECT_TRUE(test, iwpm_addr_equal(&h->b.id.m_remote_addr,
+						&h->b.id.remote_addr));
+	sock_release(host);
+}
+
+static void iwpm_hook_unmapped(struct kunit *test)
+{
+	static const u8 nowhere[4] = { 192, 0, 2, 77 };
+	struct hook_ctx *h = hook_setup(test, IWPM_MODE_KERNEL);
+
+	/* Not a local address: left unmapped, not an error. */
+	set4(&h->a.id.local_addr, nowhere, 7000);
+	KUNIT_EXPECT_EQ(test, iwpm_map_listen(&h->a), 0);
+	KUNIT_EXPECT_FALSE(test, h->a.id.mapped);
+	KUNIT_EXPECT_NULL(test, h->a.pm);
+	KUNIT_EXPECT_TRUE(test, iwpm_addr_equal(&h->a.id.m_local_addr,
+						&h->a.id.local_addr));
+	/* IW_F_NO_PORT_MAP: never mapped, whatever the mode. */
+	h->dev.iw_driver_flags = IW_F_NO_PORT_MAP;
+	lo_ss(&h->b.id.local_addr, free_port(test));
+	KUNIT_EXPECT_EQ(test, iwpm_map_listen(&h->b), 0);
+	KUNIT_EXPECT_FALSE(test, h->b.id.mapped);
+	KUNIT_EXPECT_EQ(test, try_bind(&h->b.id.local_addr), 0);
+	/* Mode off: the same. */
+	h->dev.iw_driver_flags = 0;
+	iwpm_test_set_mode(IWPM_MODE_OFF);
+	KUNIT_EXPECT_EQ(test, iwpm_map_listen(&h->b), 0);
+	KUNIT_EXPECT_FALSE(test, h->b.id.mapped);
+	KUNIT_EXPECT_EQ(test, try_bind(&h->b.id.local_addr), 0);
+}
+
 static struct kunit_case iwpm_cases[] = {
 	KUNIT_CASE_PARAM(iwpm_enc_add_query_remove, enc_gen_params),
 	KUNIT_CASE_PARAM(iwpm_enc_mapinfo, enc_gen_params),
@@ -703,6 +839,9 @@ static struct kunit_case iwpm_cases[] = {
 	KUNIT_CASE(iwpm_remote_info_bounded),
 	KUNIT_CASE(iwpm_resv_holds),
 	KUNIT_CASE(iwpm_resv_conflicts),
+	KUNIT_CASE(iwpm_hook_kernel_listen),
+	KUNIT_CASE(iwpm_hook_kernel_taken),
+	KUNIT_CASE(iwpm_hook_unmapped),
 	{}
 };
 
