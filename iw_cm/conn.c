@@ -28,6 +28,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "iwcm.h"
+#include "iwpm.h"
 
 /* A device iw_cm can drive: an iWARP provider with the whole CM op set. */
 bool iwcm_dev_has_iw_ops(const struct ib_device *dev)
@@ -148,14 +149,19 @@ int iw_cm_listen(struct iw_cm_id *cm_id, int backlog)
 	if (ret)
 		return ret;
 
-	cm_id->m_local_addr = cm_id->local_addr;
-	cm_id->m_remote_addr = cm_id->remote_addr;
+	ret = iwpm_map_listen(priv);	/* sets m_local_addr, m_remote_addr */
+	if (ret) {
+		iwcm_unclaim(priv, IWCM_IDLE, IWCM_IDLE);
+		return ret;
+	}
 	spin_lock_irq(&priv->lock);
 	priv->max_elems = min(backlog, IWCM_LISTEN_ELEMS_MAX);
 	priv->state = IWCM_LISTEN;
 	spin_unlock_irq(&priv->lock);
 
 	ret = dev->ops.iw_create_listen(cm_id, backlog);
+	if (ret)
+		iwpm_unmap(priv);
 	iwcm_unclaim(priv, IWCM_LISTEN, ret ? IWCM_IDLE : IWCM_LISTEN);
 	return ret;
 }
@@ -278,8 +284,11 @@ int iw_cm_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *iw_param)
 		ret = -EINVAL;
 		goto out_unclaim;
 	}
-	cm_id->m_local_addr = cm_id->local_addr;
-	cm_id->m_remote_addr = cm_id->remote_addr;
+	ret = iwpm_map_connect(priv);	/* sets m_local_addr, m_remote_addr */
+	if (ret) {
+		dev->ops.iw_rem_ref(qp);
+		goto out_unclaim;
+	}
 	spin_lock_irq(&priv->lock);
 	priv->qp = qp;
 	priv->state = IWCM_CONN_SENT;

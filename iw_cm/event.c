@@ -26,6 +26,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "iwcm.h"
+#include "iwpm.h"
 #include "trace.h"
 
 static struct workqueue_struct *iwcm_wq;
@@ -96,6 +97,7 @@ static void iwcm_on_connect_request(struct iwcm_id_priv *listener,
 	if (iwcm_pool_fill(child, IWCM_PASSIVE_ELEMS))
 		goto refuse;
 
+	iwpm_conn_request(listener, child, &elem->event);
 	/* Pinned: the handler may destroy the new id before it returns. */
 	iwcm_get(child);
 	ret = iwcm_deliver(listener, &child->id, &elem->event, &delivered);

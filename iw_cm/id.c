@@ -24,6 +24,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "iwcm.h"
+#include "iwpm.h"
 
 static void iwcm_free(struct iwcm_id_priv *priv)
 {
@@ -243,6 +244,7 @@ void iwcm_destroy(struct iwcm_id_priv *priv, bool from_worker)
 	}
 	if (qp)
 		dev->ops.iw_rem_ref(qp);
+	iwpm_unmap(priv);
 	iwcm_put(priv);
 }
 

@@ -109,6 +109,8 @@ struct iwcm_id_priv {
 	 * in those calls: owner-serialised, no lock.
 	 */
 	struct net *net;
+	/* Port mapping (iwpm_map.c); set and cleared while claimed or dying. */
+	struct iwpm_mapping *pm;
 };
 
 static inline struct iwcm_id_priv *to_iwcm(struct iw_cm_id *id)

@@ -11,11 +11,8 @@
  * merges orcm_iw_host_device_ops gets iw_cm's own TCP + MPA, the same
  * events, and the connected socket through its ->attach().
  *
- * Not here (yet): the iWARP port-mapper client (iwpm, netlink client
- * RDMA_NL_IWCM, used with iwpmd by hardware RNICs) that the in-tree
- * iw_cm.ko carries. Without it every id's mapped addresses equal its own
- * (m_local_addr == local_addr, m_remote_addr == remote_addr), which is
- * what the in-tree module does too while no iwpmd is running.
+ * The iWARP port mapper for RNICs without IW_F_NO_PORT_MAP (iwpmd's
+ * netlink client RDMA_NL_IWCM, and a daemon-less kernel mode): iwpm.h.
  *
  * The listen backlog used when iw_cm_listen() is given 0 is the sysctl
  * net.iw_cm.default_backlog, as in-tree, also settable as the module
@@ -23,7 +20,7 @@
  *
  * Files: id.c (ids, references, event pool, destroy), conn.c (the
  * connection API), event.c (provider upcalls, queue and worker), msg.c
- * (reject reasons), iwcm.h (private header).
+ * (reject reasons), iwpm_*.c (port mapper), iwcm.h (private header).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,7 +29,10 @@
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
 
+#include <rdma/rdma_netlink.h>
+
 #include "iwcm.h"
+#include "iwpm.h"
 
 /* Read with READ_ONCE(); written through the sysctl or sysfs. */
 unsigned int iwcm_default_backlog = 256;
@@ -70,8 +70,13 @@ static int __init iwcm_init(void)
 		ret = -ENOMEM;
 		goto out_host;
 	}
+	ret = iwpm_init();
+	if (ret)
+		goto out_sysctl;
 	return 0;
 
+out_sysctl:
+	unregister_net_sysctl_table(iwcm_ctl_hdr);
 out_host:
 	iwcm_host_exit();
 out_event:
@@ -81,6 +86,7 @@ out_event:
 
 static void __exit iwcm_exit(void)
 {
+	iwpm_exit();
 	unregister_net_sysctl_table(iwcm_ctl_hdr);
 	iwcm_host_exit();
 	iwcm_event_exit();
@@ -89,6 +95,8 @@ static void __exit iwcm_exit(void)
 module_init(iwcm_init);
 module_exit(iwcm_exit);
 
+/* iwpmd's messages load us, as they load the in-tree iw_cm. */
+MODULE_ALIAS_RDMA_NETLINK(RDMA_NL_IWCM, 2);
 MODULE_DESCRIPTION("openrdma-cm iWARP connection manager (offloaded and host-stack CM models)");
 MODULE_LICENSE("GPL");
 MODULE_VERSION("0.1");

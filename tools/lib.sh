@@ -82,7 +82,8 @@ orcm_uml_krel() { cat "$1/include/config/kernel.release"; }
 # tree_tar FILE: the repository's sources (no .git, no build output) as a tar
 # file. A module build works on a fresh copy of them (copy_tree), so that a
 # build for one kernel never leaves objects that another build (UML, Debian
-# headers, a developer's in-tree build) would pick up. Only what Kbuild reads:
+# headers, a developer's in-tree build) would pick up. Only what Kbuild reads
+# (tests/bench too: e2e tests load null_rnic.ko and cm_bench.ko):
 # editing a test script or a tool must not rebuild (and so remove, under a
 # running VM) the modules.
 tree_tar() {
@@ -92,7 +93,7 @@ tree_tar() {
 		--exclude='.*.cmd' --exclude='*.symtypes' --exclude=modules.order \
 		--exclude=Module.symvers --exclude='*.d' --exclude=.tmp_versions \
 		--exclude=./tools --exclude=./tests/e2e --exclude=./tests/progs \
-		--exclude=./tests/bench --exclude='*.md' .
+		--exclude='*.md' .
 }
 
 # copy_tree DEST: a fresh copy of those sources in DEST.

@@ -18,6 +18,12 @@
  *
  * It uses exported ib_core calls only and loads under the in-tree CM and
  * under ours.
+ *
+ * port_map=1 registers it without IW_F_NO_PORT_MAP, as cxgb4 and irdma
+ * are: iw_cm then runs its port mapper for it, and the device works on the
+ * mapped addresses (m_local_addr, m_remote_addr) as an offloaded RNIC's
+ * TCP stack would, so a connection only finds its listener when both
+ * sides' mappings agree (tests/e2e/iwpm-null.sh).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -41,6 +47,10 @@
 static char *netdev = "nr0";
 module_param(netdev, charp, 0444);
 MODULE_PARM_DESC(netdev, "the netdev the device sits on");
+
+static bool port_map;
+module_param(port_map, bool, 0444);
+MODULE_PARM_DESC(port_map, "1: no IW_F_NO_PORT_MAP (iw_cm maps its ports)");
 
 struct nr_dev {
 	struct ib_device ibdev;
@@ -530,7 +540,7 @@ static int __init nr_init(void)
 	nr->ibdev.node_type = RDMA_NODE_RNIC;
 	nr->ibdev.phys_port_cnt = 1;
 	nr->ibdev.num_comp_vectors = 1;
-	nr->ibdev.iw_driver_flags = IW_F_NO_PORT_MAP;
+	nr->ibdev.iw_driver_flags = port_map ? 0 : IW_F_NO_PORT_MAP;
 	strscpy(nr->ibdev.iw_ifname, ndev->name, sizeof(nr->ibdev.iw_ifname));
 	ib_set_device_ops(&nr->ibdev, &nr_ops);
 	ret = ib_device_set_netdev(&nr->ibdev, ndev, 1);
