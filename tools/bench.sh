@@ -116,7 +116,7 @@ mkdir -p "$RUN_DIR/uml"
 	echo "ORCM_BENCH_HOST_MAX_MAP=$(cat /proc/sys/vm/max_map_count)"
 	for v in ROUNDS SERIAL SWEEP SWEEP_COUNT THREADS CONC COUNTS IDS LISTENERS \
 		CMTIME_CONNS CMTIME_RUNS RXE MEM_ROUNDS STEP_TIMEOUT SIW NULL NULL_COUNT \
-		NULL_SWEEP NULL_CONC NULL_IDS NULL_LISTENERS; do
+		NULL_SWEEP NULL_CONC NULL_IDS NULL_LISTENERS ACCT_LOCKS; do
 		eval "val=\${ORCM_BENCH_$v:-}"
 		# shellcheck disable=SC2154 # set by the eval
 		[ -z "$val" ] || printf "ORCM_BENCH_%s='%s'\n" "$v" "$val"

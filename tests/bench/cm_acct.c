@@ -21,8 +21,9 @@
  * connection waits for (an event in a queue, a mutex) costs no CPU and is
  * not counted either.
  *
- * It hooks the sched_switch, workqueue and kmalloc tracepoints while
- * started. The counters assume what the benchmark VM has: one CPU.
+ * It hooks the sched_switch, workqueue and kmalloc tracepoints (and, with
+ * count_locks=1, lock_acquire) while loaded; they return at once while
+ * stopped. The counters assume what the benchmark VM has: one CPU.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,6 +49,11 @@ struct pool_workqueue;
 #define CMA_TASKS_BITS	9
 #define CMA_WORKS_BITS	12
 #define CMA_FNS		64
+
+static bool count_locks;
+module_param(count_locks, bool, 0444);
+MODULE_PARM_DESC(count_locks,
+		 "count lock acquisitions in CM regions (lockdep kernels; the probe costs time everywhere)");
 
 struct cma_task {
 	struct task_struct *task;
@@ -81,11 +87,11 @@ static bool cma_idle;			/* the idle task runs */
 static u64 cma_last, cma_start_ns, cma_stop_ns;
 static u64 cma_cat_ns[CMA_NCAT], cma_phase_ns[CMA_NPHASE];
 static u64 cma_works_run[CMA_NCAT], cma_lost;
-static atomic64_t cma_allocs;
+static u64 cma_allocs[CMA_NPHASE], cma_locks[CMA_NPHASE];
 
 static const char *const cma_cat_names[CMA_NCAT] = {
 	[CMA_OTHER] = "other", [CMA_IDLE] = "idle", [CMA_CM] = "cm",
-	[CMA_DRIVER] = "driver", [CMA_CONSUMER] = "consumer",
+	[CMA_DRIVER] = "driver", [CMA_CONSUMER] = "consumer", [CMA_WQ] = "wq",
 };
 
 static const char *const cma_phase_names[CMA_NPHASE] = {
@@ -133,7 +139,11 @@ static void cma_charge(void)
 		return;
 	}
 	if (!e || !e->depth) {
-		cma_cat_ns[CMA_OTHER] += d;
+		/* A worker outside a work item: picking the next one, idling. */
+		if (e && (e->task->flags & PF_WQ_WORKER))
+			cma_cat_ns[CMA_WQ] += d;
+		else
+			cma_cat_ns[CMA_OTHER] += d;
 		return;
 	}
 	l = e->depth - 1;
@@ -339,36 +349,49 @@ static void cma_exec_end(void *data, struct work_struct *work,
 	raw_spin_unlock_irqrestore(&cma_lock, flags);
 }
 
-/* Allocations made inside a CM region. */
-static void cma_alloc_count(void)
+/*
+ * Count an allocation or a lock acquisition made inside a CM region, by
+ * phase (the running task's; one CPU, so no lock: a count lost to an
+ * interrupt is noise).
+ */
+static void cma_count(u64 *counts)
 {
 	struct cma_task *e = READ_ONCE(cma_cur);
 
-	if (!in_task() || !e || e->task != current || !e->depth)
+	if (!READ_ONCE(cma_on) || !in_task() || !e || e->task != current ||
+	    !e->depth)
 		return;
 	if (e->cat[e->depth - 1] == CMA_CM)
-		atomic64_inc(&cma_allocs);
+		counts[e->phase[e->depth - 1]]++;
 }
 
 static void cma_kmalloc(void *data, unsigned long call_site, const void *ptr,
 			size_t req, size_t alloc, gfp_t gfp, int node)
 {
-	if (READ_ONCE(cma_on) && ptr)
-		cma_alloc_count();
+	cma_count(cma_allocs);
 }
 
 static void cma_cache_alloc(void *data, unsigned long call_site,
 			    const void *ptr, struct kmem_cache *s, gfp_t gfp,
 			    int node)
 {
-	if (READ_ONCE(cma_on) && ptr)
-		cma_alloc_count();
+	cma_count(cma_allocs);
+}
+
+/* Lockdep-tracked acquisitions (spinlocks, mutexes, RCU read sections). */
+static void cma_lock_acquire(void *data, struct lockdep_map *lock,
+			     unsigned int subclass, int trylock, int read,
+			     int check, struct lockdep_map *next_lock,
+			     unsigned long ip)
+{
+	cma_count(cma_locks);
 }
 
 static struct {
 	const char *name;
 	void *probe;
 	struct tracepoint *tp;
+	bool optional;		/* lock_acquire: lockdep kernels only */
 } cma_tps[] = {
 	{ "sched_switch", cma_switch },
 	{ "workqueue_queue_work", cma_queue },
@@ -376,6 +399,7 @@ static struct {
 	{ "workqueue_execute_end", cma_exec_end },
 	{ "kmalloc", cma_kmalloc },
 	{ "kmem_cache_alloc", cma_cache_alloc },
+	{ "lock_acquire", cma_lock_acquire, NULL, true },
 };
 
 static void cma_tp_find(struct tracepoint *tp, void *priv)
@@ -400,9 +424,10 @@ static void cma_start(void)
 	memset(cma_cat_ns, 0, sizeof(cma_cat_ns));
 	memset(cma_phase_ns, 0, sizeof(cma_phase_ns));
 	memset(cma_works_run, 0, sizeof(cma_works_run));
+	memset(cma_allocs, 0, sizeof(cma_allocs));
+	memset(cma_locks, 0, sizeof(cma_locks));
 	cma_nfns = 0;
 	cma_lost = 0;
-	atomic64_set(&cma_allocs, 0);
 	cma_cur = NULL;
 	cma_idle = false;
 	cma_last = ktime_get_ns();
@@ -434,13 +459,14 @@ static int cma_show(struct seq_file *m, void *v)
 	for (i = 0; i < CMA_NCAT; i++)
 		seq_printf(m, " %s_ns=%llu", cma_cat_names[i], cma_cat_ns[i]);
 	for (i = 0; i < CMA_NPHASE; i++)
-		seq_printf(m, " cm_%s_ns=%llu", cma_phase_names[i],
-			   cma_phase_ns[i]);
+		seq_printf(m, " cm_%s_ns=%llu cm_%s_allocs=%llu cm_%s_locks=%llu",
+			   cma_phase_names[i], cma_phase_ns[i],
+			   cma_phase_names[i], cma_allocs[i],
+			   cma_phase_names[i], cma_locks[i]);
 	seq_printf(m, " cm_works=%llu driver_works=%llu consumer_works=%llu",
 		   cma_works_run[CMA_CM], cma_works_run[CMA_DRIVER],
 		   cma_works_run[CMA_CONSUMER]);
-	seq_printf(m, " cm_allocs=%lld lost=%llu fns=",
-		   atomic64_read(&cma_allocs), cma_lost);
+	seq_printf(m, " lost=%llu fns=", cma_lost);
 	/* name:category:ns:count, comma-separated, no spaces */
 	for (i = 0; i < cma_nfns; i++) {
 		char *sp = strchr(cma_fns[i].name, ' ');
@@ -493,8 +519,9 @@ static struct dentry *cma_dir;
 static void cma_unregister(unsigned int n)
 {
 	while (n--)
-		tracepoint_probe_unregister(cma_tps[n].tp, cma_tps[n].probe,
-					    NULL);
+		if (cma_tps[n].tp)
+			tracepoint_probe_unregister(cma_tps[n].tp,
+						    cma_tps[n].probe, NULL);
 	tracepoint_synchronize_unregister();
 }
 
@@ -505,6 +532,10 @@ static int __init cma_init(void)
 
 	for_each_kernel_tracepoint(cma_tp_find, NULL);
 	for (i = 0; i < ARRAY_SIZE(cma_tps); i++) {
+		if (cma_tps[i].optional && (!cma_tps[i].tp || !count_locks)) {
+			cma_tps[i].tp = NULL;
+			continue;
+		}
 		if (!cma_tps[i].tp) {
 			pr_err("no tracepoint %s\n", cma_tps[i].name);
 			ret = -ENOENT;

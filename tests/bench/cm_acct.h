@@ -18,6 +18,7 @@ enum cm_acct_cat {
 	CMA_CM,		/* rdma_cm, iw_cm, ib_cm, ib_core inside a CM region */
 	CMA_DRIVER,	/* the RNIC driver's ops and its event queue */
 	CMA_CONSUMER,	/* the consumer's own code, its handler, its verbs */
+	CMA_WQ,		/* a worker thread between work items: the hops */
 	CMA_NCAT
 };
 

@@ -226,7 +226,7 @@ setup_net() {
 	local n
 	for m in ib_core ib_uverbs siw rdma_rxe veth; do "${MP[@]}" $m || return 1; done
 	# CPU time by category (cm_bench and null_rnic mark their code for it).
-	insmod "$ORCM_BENCH_ACCT_KO" || return 1
+	insmod "$ORCM_BENCH_ACCT_KO" count_locks="${ORCM_BENCH_ACCT_LOCKS:-0}" || return 1
 	ip netns add $NS_C && ip netns add $NS_S || return 1
 	ip link add vA netns $NS_C type veth peer name vB netns $NS_S || return 1
 	for n in $NS_C $NS_S; do

@@ -108,7 +108,7 @@ def null_key(r):
 
 
 # cm_acct.ko's categories and the CM's phases (tests/bench/cm_acct.h).
-ACCT_CATS = ("cm", "driver", "consumer", "idle", "other")
+ACCT_CATS = ("cm", "driver", "consumer", "wq", "idle", "other")
 ACCT_PHASES = (("create_id", "active: rdma_create_id()"),
                ("addr", "active: resolve address"),
                ("route", "active: resolve route"),
@@ -149,10 +149,18 @@ def collect(records):
             if key and n:
                 for cat in ACCT_CATS + ("wall",):
                     put(t, s, "%s.acct_%s_us" % (key, cat), r.get(cat + "_ns", 0) / n / 1e3, "us")
+                allocs = locks = 0
                 for ph, _ in ACCT_PHASES:
                     put(t, s, "%s.acct_cm_%s_us" % (key, ph), r.get("cm_%s_ns" % ph, 0) / n / 1e3,
                         "us")
-                for f in ("cm_works", "driver_works", "cm_allocs"):
+                    for c in ("allocs", "locks"):
+                        put(t, s, "%s.acct_cm_%s_%s_per_conn" % (key, ph, c),
+                            r.get("cm_%s_%s" % (ph, c), 0) / n, "count")
+                    allocs += r.get("cm_%s_allocs" % ph, 0)
+                    locks += r.get("cm_%s_locks" % ph, 0)
+                put(t, s, "%s.acct_cm_allocs_per_conn" % key, allocs / n, "count")
+                put(t, s, "%s.acct_cm_locks_per_conn" % key, locks / n, "count")
+                for f in ("cm_works", "driver_works"):
                     put(t, s, "%s.acct_%s_per_conn" % (key, f), r.get(f, 0) / n, "count")
             continue
         if r["record"] == "res":
@@ -405,7 +413,11 @@ ACCT_NOTE = (
     "  subtracted as nested regions; waiting costs no CPU and is not counted), / connections,\n"
     "  active and passive side together, from the first rdma_create_id() until the server has\n"
     "  destroyed its last id. drv+cons: the driver's and the consumer's CPU time per connection.\n"
-    "  wq/conn: work items the CM ran per connection; alloc/conn: slab allocations in CM regions.")
+    "  wq/conn: work items the CM ran per connection; hop us: worker threads' time between work\n"
+    "  items (all queues, the CM's, the driver's, the consumer's; not in CM own) per connection;\n"
+    "  alloc/conn, locks/conn: slab allocations and lockdep-tracked lock acquisitions (spinlocks,\n"
+    "  mutexes, RCU read sections; counted with ORCM_BENCH_ACCT_LOCKS=1 only, whose probe\n"
+    "  slows every lock) in CM regions. s/o: stock/ours.")
 
 
 def acct_section(summary, keys, label):
@@ -421,7 +433,8 @@ def acct_section(summary, keys, label):
     add("The CM's own CPU time per connection over the null RNIC (lower is better; target <= %.1fx)"
         % TARGET)
     rows = [["workload", "stock CM us", "ours CM us", "ours/stock", "spread", "target",
-             "drv+cons us s/o", "wq/conn s/o", "alloc/conn s/o"]]
+             "drv+cons us s/o", "wq/conn s/o", "hop us s/o", "alloc/conn s/o",
+             "locks/conn s/o"]]
 
     def pair(k, m, spec):
         return "%s/%s" % (fmt(med(summary, "null", "stock", k + m), spec),
@@ -441,12 +454,14 @@ def acct_section(summary, keys, label):
         rows.append([label(k), fmt(med(summary, "null", "stock", m), "%.0f"),
                      fmt(med(summary, "null", "ours", m), "%.0f"), fmt(r, "%.2fx"), spread(rs),
                      met, "/".join(dc), pair(k, ".acct_cm_works_per_conn", "%.1f"),
-                     pair(k, ".acct_cm_allocs_per_conn", "%.0f")])
+                     pair(k, ".acct_wq_us", "%.0f"),
+                     pair(k, ".acct_cm_allocs_per_conn", "%.0f"),
+                     pair(k, ".acct_cm_locks_per_conn", "%.0f")])
     add(render(rows))
     sw = [k for k in keys if k.startswith("nsweep")]
     if sw:
         hdr = ["CM phase (%s in flight)" % sw[0][6:], "stock us", "ours us", "ours/stock",
-               "spread"] + ["ratio @%s" % k[6:] for k in sw[1:]]
+               "spread"] + ["ratio @%s" % k[6:] for k in sw[1:]] + ["allocs s/o", "locks s/o"]
         rows = [hdr]
         for ph, name in ACCT_PHASES:
             m = "%s.acct_cm_%s_us" % (sw[0], ph)
@@ -456,12 +471,16 @@ def acct_section(summary, keys, label):
                 continue
             rows.append([name, fmt(a, "%.1f"), fmt(b, "%.1f"), fmt(rt.get(m), "%.2fx"),
                          spread(round_ratios(summary, "null", m))]
-                        + [fmt(rt.get("%s.acct_cm_%s_us" % (k, ph)), "%.2fx") for k in sw[1:]])
+                        + [fmt(rt.get("%s.acct_cm_%s_us" % (k, ph)), "%.2fx") for k in sw[1:]]
+                        + [pair(sw[0], ".acct_cm_%s_allocs_per_conn" % ph, "%.1f"),
+                           pair(sw[0], ".acct_cm_%s_locks_per_conn" % ph, "%.0f")])
         m = "%s.acct_cm_us" % sw[0]
         rows.append(["total", fmt(med(summary, "null", "stock", m), "%.1f"),
                      fmt(med(summary, "null", "ours", m), "%.1f"), fmt(rt.get(m), "%.2fx"),
                      spread(round_ratios(summary, "null", m))]
-                    + [fmt(rt.get("%s.acct_cm_us" % k), "%.2fx") for k in sw[1:]])
+                    + [fmt(rt.get("%s.acct_cm_us" % k), "%.2fx") for k in sw[1:]]
+                    + [pair(sw[0], ".acct_cm_allocs_per_conn", "%.1f"),
+                       pair(sw[0], ".acct_cm_locks_per_conn", "%.0f")])
         add("")
         add(render(rows))
     add("  " + ACCT_NOTE)
