@@ -316,8 +316,9 @@ def spread(rs, spec="%.2f"):
 NULL_NOTE = ("null RNIC (tests/bench/null_rnic.ko): an iWARP device that connects at once, no TCP\n"
              "  and no MPA, so a connection costs rdma_cm + iw_cm + ib_core's verbs; the provider's\n"
              "  share (one ordered workqueue hop per event) is the same for both stacks. us/conn =\n"
-             "  wall time of the run / connections (the CM's time per connection at that\n"
-             "  concurrency, active and passive side together: both ends run in this one kernel).")
+             "  wall time of the run / connections, active and passive side together (both ends\n"
+             "  run in this one kernel): the CM plus ib_core's verbs, the null RNIC, cm_bench and\n"
+             "  the workqueue hops; the CM's own share is in the next table.")
 
 
 def null_section(summary, records=()):
