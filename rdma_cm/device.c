@@ -8,6 +8,7 @@
 #include <linux/if_arp.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 #include <rdma/ib_addr.h>
 
 #include "cma_priv.h"
@@ -79,6 +80,7 @@ int cma_attach_dev_live(struct rdma_id_private *id_priv,
 	cma_attach_done(id_priv);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_attach_dev_live);
 
 /*
  * Take @id_priv off its device's id list (cma_priv.h: the list's rules).
