@@ -26,6 +26,23 @@
 #include "iwcm.h"
 #include "iwpm.h"
 
+static bool iwcm_elem_inline(struct iwcm_id_priv *priv,
+			     struct iwcm_elem *elem)
+{
+	return elem >= priv->inline_elems &&
+	       elem < priv->inline_elems + IWCM_INLINE_ELEMS;
+}
+
+/* An element of the id's own, if one is left; counted. Lock held. */
+static struct iwcm_elem *iwcm_elem_take_inline(struct iwcm_id_priv *priv)
+{
+	lockdep_assert_held(&priv->lock);
+	if (priv->inline_used == IWCM_INLINE_ELEMS)
+		return NULL;
+	priv->nr_elems++;
+	return &priv->inline_elems[priv->inline_used++];
+}
+
 static void iwcm_free(struct iwcm_id_priv *priv)
 {
 	struct iwcm_elem *elem, *tmp;
@@ -33,7 +50,8 @@ static void iwcm_free(struct iwcm_id_priv *priv)
 	WARN_ON_ONCE(!list_empty(&priv->pending));
 	list_for_each_entry_safe(elem, tmp, &priv->free_elems, entry) {
 		list_del(&elem->entry);
-		kfree(elem);
+		if (!iwcm_elem_inline(priv, elem))
+			kfree(elem);
 	}
 	kfree(priv->reply_pd);
 	iwcm_host_put_net(priv);
@@ -112,8 +130,9 @@ struct iw_cm_id *iw_create_cm_id(struct ib_device *device,
 EXPORT_SYMBOL(iw_create_cm_id);
 
 /*
- * Top the pool up to @nr elements (process context). Elements go back to
- * the pool after their event is processed and are freed with the id.
+ * Top the pool up to @nr elements (process context): the id's own
+ * elements first, then allocated ones. Elements go back to the pool after
+ * their event is processed; allocated ones are freed with the id.
  */
 int iwcm_pool_fill(struct iwcm_id_priv *priv, unsigned int nr)
 {
@@ -125,6 +144,12 @@ int iwcm_pool_fill(struct iwcm_id_priv *priv, unsigned int nr)
 		if (priv->nr_elems >= nr) {
 			spin_unlock_irqrestore(&priv->lock, flags);
 			return 0;
+		}
+		elem = iwcm_elem_take_inline(priv);
+		if (elem) {
+			list_add(&elem->entry, &priv->free_elems);
+			spin_unlock_irqrestore(&priv->lock, flags);
+			continue;
 		}
 		spin_unlock_irqrestore(&priv->lock, flags);
 
@@ -158,6 +183,9 @@ struct iwcm_elem *iwcm_pool_get(struct iwcm_id_priv *priv)
 		priv->refused++;
 		return NULL;
 	}
+	elem = iwcm_elem_take_inline(priv);
+	if (elem)
+		return elem;
 	elem = kzalloc(sizeof(*elem), GFP_ATOMIC);
 	if (elem)
 		priv->nr_elems++;

@@ -21,6 +21,12 @@
 #include <linux/workqueue.h>
 #include <rdma/iw_cm.h>
 
+/*
+ * Event elements inside the id itself, used before any is allocated: a
+ * connection's id needs no allocation for its events.
+ */
+#define IWCM_INLINE_ELEMS	4
+
 /* MPA (RFC 5044) carries at most 512 bytes of private data. */
 #define IWCM_MAX_PRIVATE_DATA	512
 
@@ -111,6 +117,8 @@ struct iwcm_id_priv {
 	struct net *net;
 	/* Port mapping (iwpm_map.c); set and cleared while claimed or dying. */
 	struct iwpm_mapping *pm;
+	unsigned int inline_used;	/* of @inline_elems, in the pool */
+	struct iwcm_elem inline_elems[IWCM_INLINE_ELEMS];
 };
 
 static inline struct iwcm_id_priv *to_iwcm(struct iw_cm_id *id)

@@ -95,21 +95,6 @@ struct cma_addr_in {
 };
 
 /* What one attempt found; copied to the caller's storage on success. */
-struct cma_addr_res {
-	union {
-		struct sockaddr_in	v4;
-		struct sockaddr_in6	v6;
-	} src;				/* selected source address */
-	unsigned char		src_ha[MAX_ADDR_LEN];
-	unsigned char		dst_ha[MAX_ADDR_LEN];
-	unsigned char		bcast[MAX_ADDR_LEN];
-	unsigned short		dev_type;
-	int			ifindex;
-	enum rdma_network_type	network;
-	int			hoplimit;
-	u32			nh_hash;	/* the neighbour's key */
-};
-
 static u32 cma_addr_neigh_hash(const struct neighbour *n)
 {
 	return jhash(n->primary_key, n->tbl->key_len, n->dev->ifindex);
@@ -510,7 +495,9 @@ static void cma_addr_work(struct work_struct *work)
 	 * @req is valid here: it is linked, or a cancel that unlinked it
 	 * is waiting for this run in cancel_delayed_work_sync().
 	 */
-	ret = cma_addr_attempt(req, &res, true);
+	if (req->resolved)
+		res = req->res;
+	ret = req->resolved ? 0 : cma_addr_attempt(req, &res, true);
 
 	spin_lock_bh(&cma_addr_lock);
 	if (!cma_addr_linked(req)) {
@@ -573,11 +560,20 @@ int cma_addr_resolve(struct cma_addr_req *req, struct sockaddr *src,
 	req->status = 0;
 	req->deadline = jiffies + msecs_to_jiffies(timeout_ms);
 	req->retry_ms = CMA_ADDR_RETRY_MIN_MS;
+	req->resolved = false;
 
 	/* Argument and route errors are the caller's, synchronously. */
 	ret = cma_addr_attempt(req, &res, false);
 	if (ret < 0)
 		return ret;
+	/*
+	 * Resolved at once (a local or a known neighbour): as in-tree, the
+	 * work only reports this answer instead of resolving a second time.
+	 */
+	if (!ret) {
+		req->res = res;
+		req->resolved = true;
+	}
 
 	/* The work resolves (and starts ARP/ND) once linked: no lost event. */
 	spin_lock_bh(&cma_addr_lock);

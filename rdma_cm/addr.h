@@ -7,6 +7,8 @@
 #ifndef _RDMA_CM_ADDR_H
 #define _RDMA_CM_ADDR_H
 
+#include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/socket.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_addr.h>
@@ -28,6 +30,22 @@ typedef void (*cma_addr_done_t)(struct cma_addr_req *req, int status);
  * cma_addr_cancel(). The caller serialises cma_addr_resolve() and
  * cma_addr_cancel() on the same request.
  */
+/* One resolution's answer (addr.c). */
+struct cma_addr_res {
+	union {
+		struct sockaddr_in	v4;
+		struct sockaddr_in6	v6;
+	} src;				/* selected source address */
+	unsigned char		src_ha[MAX_ADDR_LEN];
+	unsigned char		dst_ha[MAX_ADDR_LEN];
+	unsigned char		bcast[MAX_ADDR_LEN];
+	unsigned short		dev_type;
+	int			ifindex;
+	enum rdma_network_type	network;
+	int			hoplimit;
+	u32			nh_hash;	/* the neighbour's key */
+};
+
 struct cma_addr_req {
 	/* On a pending-list bucket while started and not yet completed or
 	 * cancelled; cma_addr_lock (addr.c).
@@ -46,6 +64,11 @@ struct cma_addr_req {
 	 * written only by the work, which never runs concurrently with itself.
 	 */
 	unsigned int		retry_ms;
+	/* The first attempt, in cma_addr_resolve(), resolved into @res:
+	 * the work only commits it. Set before the work is queued.
+	 */
+	bool			resolved;
+	struct cma_addr_res	res;
 };
 
 /*

@@ -51,10 +51,17 @@ struct cma_port_cfg {
 struct cma_device {
 	struct list_head	list;		/* on cma_dev_list, cma_lock */
 	struct ib_device	*device;
-	struct list_head	id_list;	/* bound ids, cma_lock */
+	/*
+	 * @id_lock protects @id_list and the @device_item of the ids on it;
+	 * @removing is written under cma_lock and @id_lock, so either one
+	 * reads it. It nests inside cma_lock and takes nothing itself: an id
+	 * of a connection joins and leaves its device without cma_lock.
+	 */
+	spinlock_t		id_lock;
+	struct list_head	id_list;	/* bound ids, @id_lock */
 	refcount_t		refcount;
 	struct completion	comp;		/* refcount reached zero */
-	bool			removing;	/* cma_lock */
+	bool			removing;	/* cma_lock and @id_lock */
 	struct cma_port_cfg	port_cfg[];	/* [port - rdma_start_port] */
 };
 
@@ -81,8 +88,10 @@ struct cma_device {
  * frees; so a reference may only be taken while the id's own is known to
  * be held (for a device's id list: the id is on it).
  *
- * The lists an id sits on, each with one owner (all under cma_lock):
- * - @device_item on cma_dev->id_list: linked by cma_attach_dev(); unlinked
+ * The lists an id sits on, each with one owner (under cma_lock, but
+ * cma_dev->id_list, which is under cma_dev->id_lock):
+ * - @device_item on cma_dev->id_list: linked by cma_attach_dev() or
+ *   cma_attach_dev_live(); unlinked
  *   by cma_unlink_dev() from cma_release() *before* the id's own reference
  *   is dropped (so cma_remove_one() never finds an id whose count may be
  *   zero), or by cma_remove_one() when it takes the id in hand. The device
@@ -226,6 +235,8 @@ void cma_queue_event(struct rdma_id_private *id_priv,
 /* Devices (device.c). */
 void cma_attach_dev(struct rdma_id_private *id_priv,
 		    struct cma_device *cma_dev, u32 port);
+int cma_attach_dev_live(struct rdma_id_private *id_priv,
+			struct cma_device *cma_dev, u32 port);
 void cma_unlink_dev(struct rdma_id_private *id_priv);
 void cma_detach_dev(struct rdma_id_private *id_priv);
 int cma_acquire_dev_by_addr(struct rdma_id_private *id_priv);

@@ -8,6 +8,7 @@
 #include <linux/if_arp.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 #include <rdma/ib_addr.h>
 
 #include "cma_priv.h"
@@ -27,22 +28,59 @@ void cma_dev_put(struct cma_device *cma_dev)
 		complete(&cma_dev->comp);
 }
 
-/* Bind @id_priv to @port of @cma_dev. */
-void cma_attach_dev(struct rdma_id_private *id_priv,
-		    struct cma_device *cma_dev, u32 port)
+/* Bind @id_priv to @port of @cma_dev; then cma_attach_done(). */
+static void cma_attach_locked(struct rdma_id_private *id_priv,
+			      struct cma_device *cma_dev, u32 port)
 {
 	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 
-	lockdep_assert_held(&cma_lock);
+	lockdep_assert_held(&cma_dev->id_lock);
 	cma_dev_get(cma_dev);
 	id_priv->cma_dev = cma_dev;
 	id_priv->id.device = cma_dev->device;
 	id_priv->id.port_num = port;
 	dev_addr->transport = rdma_node_get_transport(cma_dev->device->node_type);
 	list_add_tail(&id_priv->device_item, &cma_dev->id_list);
-	rdma_restrack_add(&id_priv->res);
-	trace_cm_id_attach(id_priv, cma_dev->device);
 }
+
+/* Outside @id_lock: restrack may sleep. */
+static void cma_attach_done(struct rdma_id_private *id_priv)
+{
+	rdma_restrack_add(&id_priv->res);
+	trace_cm_id_attach(id_priv, id_priv->id.device);
+}
+
+/* Bind @id_priv to @port of @cma_dev, which cma_lock keeps listed. */
+void cma_attach_dev(struct rdma_id_private *id_priv,
+		    struct cma_device *cma_dev, u32 port)
+{
+	lockdep_assert_held(&cma_lock);
+	spin_lock(&cma_dev->id_lock);
+	cma_attach_locked(id_priv, cma_dev, port);
+	spin_unlock(&cma_dev->id_lock);
+	cma_attach_done(id_priv);
+}
+
+/*
+ * The same for the id of an incoming connection, on its listener's device
+ * (which the caller pins), without cma_lock: -ENODEV once the device is
+ * being removed. cma_remove_one() sets @removing under @id_lock before it
+ * empties @id_list, so an id is either refused here or found there.
+ */
+int cma_attach_dev_live(struct rdma_id_private *id_priv,
+			struct cma_device *cma_dev, u32 port)
+{
+	spin_lock(&cma_dev->id_lock);
+	if (cma_dev->removing) {
+		spin_unlock(&cma_dev->id_lock);
+		return -ENODEV;
+	}
+	cma_attach_locked(id_priv, cma_dev, port);
+	spin_unlock(&cma_dev->id_lock);
+	cma_attach_done(id_priv);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_attach_dev_live);
 
 /*
  * Take @id_priv off its device's id list (cma_priv.h: the list's rules).
@@ -51,28 +89,29 @@ void cma_attach_dev(struct rdma_id_private *id_priv,
  */
 void cma_unlink_dev(struct rdma_id_private *id_priv)
 {
-	mutex_lock(&cma_lock);
+	/* Set by the id's attach, cleared by its own detach: stable here. */
+	struct cma_device *cma_dev = id_priv->cma_dev;
+
 	/* Without a device, device_item is listen_any_item: not ours here. */
-	if (id_priv->cma_dev)
-		list_del_init(&id_priv->device_item);
-	mutex_unlock(&cma_lock);
+	if (!cma_dev)
+		return;
+	spin_lock(&cma_dev->id_lock);
+	list_del_init(&id_priv->device_item);
+	spin_unlock(&cma_dev->id_lock);
 }
 
 /* Drop the device of a dying id (its last user is gone). */
 void cma_detach_dev(struct rdma_id_private *id_priv)
 {
-	struct cma_device *cma_dev;
+	struct cma_device *cma_dev = id_priv->cma_dev;
 
-	mutex_lock(&cma_lock);
-	cma_dev = id_priv->cma_dev;
-	if (!cma_dev) {
-		mutex_unlock(&cma_lock);
+	if (!cma_dev)
 		return;
-	}
+	spin_lock(&cma_dev->id_lock);
 	list_del_init(&id_priv->device_item);
 	id_priv->cma_dev = NULL;
 	id_priv->id.device = NULL;
-	mutex_unlock(&cma_lock);
+	spin_unlock(&cma_dev->id_lock);
 	cma_dev_put(cma_dev);
 }
 
@@ -266,6 +305,7 @@ static int cma_add_one(struct ib_device *device)
 	rdma_for_each_port(device, port)
 		cma_dev->port_cfg[port - rdma_start_port(device)].gid_type =
 			cma_default_gid_type(device, port);
+	spin_lock_init(&cma_dev->id_lock);
 	INIT_LIST_HEAD(&cma_dev->id_list);
 	refcount_set(&cma_dev->refcount, 1);
 	init_completion(&cma_dev->comp);
@@ -324,30 +364,48 @@ static void cma_remove_one(struct ib_device *device, void *client_data)
 {
 	struct cma_device *cma_dev = client_data;
 	struct rdma_id_private *id_priv;
-	bool destroy;
+	bool destroy, internal;
 
 	trace_cm_remove_one(device);
 	mutex_lock(&cma_lock);
+	spin_lock(&cma_dev->id_lock);
 	cma_dev->removing = true;
+	spin_unlock(&cma_dev->id_lock);
 	list_del(&cma_dev->list);
-	while (!list_empty(&cma_dev->id_list)) {
-		id_priv = list_first_entry(&cma_dev->id_list,
-					   struct rdma_id_private, device_item);
-		list_del_init(&id_priv->device_item);
-		if (id_priv->internal_id) {
+	for (;;) {
+		spin_lock(&cma_dev->id_lock);
+		id_priv = list_first_entry_or_null(&cma_dev->id_list,
+						   struct rdma_id_private,
+						   device_item);
+		destroy = false;
+		internal = id_priv && id_priv->internal_id;
+		if (internal) {
 			/*
 			 * A wildcard listener's child: whoever unlinks it from
-			 * the parent destroys it. If cma_cancel_listens() got
-			 * there first, it is destroying the child right now.
+			 * the parent (cma_lock) destroys it. If
+			 * cma_cancel_listens() got there first, it is
+			 * destroying the child right now: not ours to touch
+			 * once @id_lock is dropped.
 			 */
 			destroy = !list_empty(&id_priv->listen_item);
 			list_del_init(&id_priv->listen_item);
+		} else if (id_priv) {
+			/*
+			 * Listed, so its own reference stands: cma_release()
+			 * unlinks (under @id_lock) before it drops it.
+			 */
+			cma_id_get(id_priv);
+		}
+		if (id_priv)
+			list_del_init(&id_priv->device_item);
+		spin_unlock(&cma_dev->id_lock);
+		if (!id_priv)
+			break;
+		if (internal) {
 			mutex_unlock(&cma_lock);
 			if (destroy)
 				rdma_destroy_id(&id_priv->id);
 		} else {
-			/* Listed, so its own reference stands (cma_release()). */
-			cma_id_get(id_priv);
 			mutex_unlock(&cma_lock);
 			cma_send_device_removal(id_priv);
 		}

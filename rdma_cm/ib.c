@@ -166,13 +166,12 @@ static int cma_ib_req_setup(struct rdma_id_private *conn_id,
 	if (ret && ifindex)
 		return ret;
 
-	mutex_lock(&cma_lock);
-	if (!listen_id->cma_dev || listen_id->cma_dev->removing) {
-		mutex_unlock(&cma_lock);
+	/* The listener, pinned by its handler_mutex, keeps its device. */
+	if (!listen_id->cma_dev)
 		return -ENODEV;
-	}
-	cma_attach_dev(conn_id, listen_id->cma_dev, port);
-	mutex_unlock(&cma_lock);
+	ret = cma_attach_dev_live(conn_id, listen_id->cma_dev, port);
+	if (ret)
+		return ret;
 
 	roce = rdma_protocol_roce(conn_id->id.device, port);
 	if (sgid_attr) {

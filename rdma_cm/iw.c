@@ -137,17 +137,17 @@ static int cma_iw_conn_request(struct iw_cm_id *iw_id,
 	if (ret)
 		goto err_conn;
 
-	mutex_lock(&cma_lock);
-	if (!listen_id->cma_dev || listen_id->cma_dev->removing) {
-		mutex_unlock(&cma_lock);
-		ret = -ENODEV;
+	/*
+	 * The listener, pinned by its handler_mutex, keeps its device. A
+	 * wildcard listener's per-device child has no port (listen.c).
+	 */
+	ret = listen_id->cma_dev ?
+	      cma_attach_dev_live(conn_id, listen_id->cma_dev,
+				  listen_id->id.port_num ?:
+				  cma_first_cm_port(listen_id->id.device)) :
+	      -ENODEV;
+	if (ret)
 		goto err_conn;
-	}
-	/* A wildcard listener's per-device child has no port (listen.c). */
-	cma_attach_dev(conn_id, listen_id->cma_dev,
-		       listen_id->id.port_num ?:
-		       cma_first_cm_port(listen_id->id.device));
-	mutex_unlock(&cma_lock);
 
 	iw_id->context = conn_id;
 	iw_id->cm_handler = cma_iw_handler;

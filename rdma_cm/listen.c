@@ -97,7 +97,9 @@ int cma_listen_on_dev(struct rdma_id_private *id_priv,
 		 * Unlinked by us, so destroyed by us (cma_priv.h); off the
 		 * device's list too, so that cma_remove_one() leaves it be.
 		 */
+		spin_lock(&cma_dev->id_lock);
 		list_del_init(&child->device_item);
+		spin_unlock(&cma_dev->id_lock);
 		list_move_tail(&child->listen_item, doomed);
 	}
 	return ret;

@@ -79,7 +79,9 @@ O=$("$ORCM_REPO/tools/uml/build.sh") || die "the UML kernel did not build"
 KREL=$(orcm_uml_krel "$O")
 cp "$O/.config" "$OUT/kernel.config"
 KCONFIG=$OUT/kernel.config
-BDIR=$ORCM_CACHE/bench
+# ORCM_LOG_TAG: a private build and run directory (several benches at once).
+BTAG=bench${ORCM_LOG_TAG:+-$ORCM_LOG_TAG}
+BDIR=$ORCM_CACHE/$BTAG
 OURS=$BDIR/ours
 copy_tree "$OURS"
 log "building our modules for UML in $OURS"
@@ -89,13 +91,14 @@ MOD=$BDIR/mod
 rm -rf "$MOD"
 mkdir -p "$MOD"
 cp "$ORCM_REPO/tests/bench/Kbuild" "$ORCM_REPO/tests/bench/cm_bench.c" \
+	"$ORCM_REPO/tests/bench/cm_acct.c" "$ORCM_REPO/tests/bench/cm_acct.h" \
 	"$ORCM_REPO/tests/bench/null_rnic.c" "$ORCM_REPO/tests/kunit/mock_rnic_ops.h" "$MOD/"
 log "building the bench driver in $MOD"
 make -C "$O" M="$MOD" ARCH=um -j"$ORCM_JOBS" modules >"$MOD.log" 2>&1 ||
 	{ tail -n 30 "$MOD.log" >&2; die "cm_bench.ko does not build (log: $MOD.log)"; }
 
 # 2. Settings for the VM, in a file its init reads through hostfs.
-RUN_DIR=$ORCM_CACHE/runs/bench
+RUN_DIR=$ORCM_CACHE/runs/$BTAG
 rm -rf "$RUN_DIR"
 mkdir -p "$RUN_DIR/uml"
 {
@@ -106,13 +109,14 @@ mkdir -p "$RUN_DIR/uml"
 	echo "ORCM_BENCH_DIR=$BDIR"
 	echo "ORCM_BENCH_KO=$MOD/cm_bench.ko"
 	echo "ORCM_BENCH_NULL_KO=$MOD/null_rnic.ko"
+	echo "ORCM_BENCH_ACCT_KO=$MOD/cm_acct.ko"
 	echo "ORCM_BENCH_GUEST_TIMEOUT=$((VM_TIMEOUT - 30))"
 	# UML maps every vmalloc page with its own host mmap: this caps the
 	# number of siw connections the guest can hold (see guest.sh).
 	echo "ORCM_BENCH_HOST_MAX_MAP=$(cat /proc/sys/vm/max_map_count)"
 	for v in ROUNDS SERIAL SWEEP SWEEP_COUNT THREADS CONC COUNTS IDS LISTENERS \
 		CMTIME_CONNS CMTIME_RUNS RXE MEM_ROUNDS STEP_TIMEOUT SIW NULL NULL_COUNT \
-		NULL_SWEEP NULL_CONC NULL_IDS NULL_LISTENERS; do
+		NULL_SWEEP NULL_CONC NULL_IDS NULL_LISTENERS ACCT_LOCKS; do
 		eval "val=\${ORCM_BENCH_$v:-}"
 		# shellcheck disable=SC2154 # set by the eval
 		[ -z "$val" ] || printf "ORCM_BENCH_%s='%s'\n" "$v" "$val"
@@ -127,7 +131,7 @@ ulimit -c 0
 start=$(date +%s)
 setsid "$O/linux" mem="$MEM" root=/dev/root rootfstype=hostfs rootflags=/ ro \
 	init="$ORCM_REPO/tools/bench/guest-init.sh" con=null con0=fd:0,fd:1 \
-	panic_on_warn=0 uml_dir="$RUN_DIR/uml" umid=bench \
+	panic_on_warn=0 uml_dir="$RUN_DIR/uml" umid="$BTAG" \
 	ORCM_ENV="$RUN_DIR/env" </dev/null >"$LOG" 2>&1 &
 uml=$!
 # Progress: the guest's "##" lines and the slot markers.

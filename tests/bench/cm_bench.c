@@ -61,6 +61,26 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "cm_acct.h"
+
+/*
+ * CPU time accounting (cm_acct.ko): the writer tasks, the handlers and the
+ * reaper are the consumer's; each rdma_cm call they make is a CM region
+ * for the part of a connection it serves (enum cm_acct_phase).
+ */
+#define CB_CM(phase, call) ({						\
+	typeof(call) __r;						\
+	cm_acct_push(CMA_CM, phase);					\
+	__r = (call);							\
+	cm_acct_pop();							\
+	__r;								\
+})
+#define CB_CM_VOID(phase, call) do {					\
+	cm_acct_push(CMA_CM, phase);					\
+	call;								\
+	cm_acct_pop();							\
+} while (0)
+
 static unsigned int max_server_conns = 24576;
 module_param(max_server_conns, uint, 0444);
 MODULE_PARM_DESC(max_server_conns, "connections the server can hold at once");
@@ -323,7 +343,8 @@ static void cb_put_devs(struct cb_dev *devs)
 	}
 }
 
-static int cb_create_qp(struct rdma_cm_id *id, struct cb_dev *d)
+static int cb_create_qp(struct rdma_cm_id *id, struct cb_dev *d,
+			enum cm_acct_phase phase)
 {
 	struct ib_qp_init_attr attr = {
 		.send_cq = d->cq,
@@ -338,7 +359,7 @@ static int cb_create_qp(struct rdma_cm_id *id, struct cb_dev *d)
 		},
 	};
 
-	return rdma_create_qp(id, d->pd, &attr);
+	return CB_CM(phase, rdma_create_qp(id, d->pd, &attr));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -383,10 +404,12 @@ static DECLARE_WORK(cb_reap_work, cb_reap_fn);
 
 static void cb_sconn_destroy(struct cb_sconn *sc)
 {
+	cm_acct_push(CMA_CM, CMA_P_PDOWN);
 	rdma_disconnect(sc->id);
 	if (sc->has_qp)
 		rdma_destroy_qp(sc->id);
 	rdma_destroy_id(sc->id);
+	cm_acct_pop();
 	spin_lock(&cb_pool_lock);
 	sc->id = NULL;
 	sc->group = NULL;
@@ -459,7 +482,7 @@ static int cb_server_request(struct cb_group *g, struct rdma_cm_id *id,
 		ret = PTR_ERR(d);
 		goto err_sc;
 	}
-	ret = cb_create_qp(id, d);
+	ret = cb_create_qp(id, d, CMA_P_ACCEPT);
 	if (ret)
 		goto err_sc;
 
@@ -471,7 +494,7 @@ static int cb_server_request(struct cb_group *g, struct rdma_cm_id *id,
 	spin_unlock(&cb_pool_lock);
 	id->context = sc;
 	atomic_inc(&cb_srv_active);
-	ret = rdma_accept(id, &param);
+	ret = CB_CM(CMA_P_ACCEPT, rdma_accept(id, &param));
 	if (ret)
 		goto err_qp;
 	atomic_inc(&cb_srv_accepted);
@@ -480,7 +503,7 @@ static int cb_server_request(struct cb_group *g, struct rdma_cm_id *id,
 err_qp:
 	atomic_dec(&cb_srv_active);
 	id->context = g;
-	rdma_destroy_qp(id);
+	CB_CM_VOID(CMA_P_ACCEPT, rdma_destroy_qp(id));
 err_sc:
 	spin_lock(&cb_pool_lock);
 	sc->id = NULL;
@@ -496,7 +519,7 @@ err:
 	return ret;
 }
 
-static int cb_server_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+static int cb_server_event(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	u32 kind = *(u32 *)id->context;
 	struct cb_sconn *sc;
@@ -522,6 +545,16 @@ static int cb_server_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		break;
 	}
 	return 0;
+}
+
+static int cb_server_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	int ret;
+
+	cm_acct_push(CMA_CONSUMER, CMA_P_ASYNC);
+	ret = cb_server_event(id, ev);
+	cm_acct_pop();
+	return ret;
 }
 
 static struct cb_group *cb_find_group(const char *tag)
@@ -743,7 +776,7 @@ static void cb_run_unlist(struct cb_run *run)
 		cb_run_put(run);
 }
 
-static int cb_client_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+static int cb_client_event(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct cb_conn *c = id->context;
 	struct cb_run *run = c->run;
@@ -790,6 +823,16 @@ static int cb_client_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 }
 
+static int cb_client_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	int ret;
+
+	cm_acct_push(CMA_CONSUMER, CMA_P_ASYNC);
+	ret = cb_client_event(id, ev);
+	cm_acct_pop();
+	return ret;
+}
+
 /* Keep the first error, as one word for the result line. */
 static void cb_set_error(char *buf, size_t len, const char *what, int err)
 {
@@ -829,9 +872,11 @@ static void cb_conn_destroy(struct cb_conn *c)
 	struct cb_run *run = c->run;
 
 	if (c->id) {
+		cm_acct_push(CMA_CM, CMA_P_DESTROY);
 		if (c->has_qp)
 			rdma_destroy_qp(c->id);
 		rdma_destroy_id(c->id);
+		cm_acct_pop();
 	}
 	spin_lock(&run->lock);
 	list_del_init(&c->ready);
@@ -882,16 +927,20 @@ static void cb_conn_start(struct cb_conn *c)
 
 	INIT_LIST_HEAD(&c->ready);
 	c->t0 = ktime_get_ns();
-	id = rdma_create_id(current->nsproxy->net_ns, cb_client_handler, c,
-			    RDMA_PS_TCP, IB_QPT_RC);
+	id = CB_CM(CMA_P_CREATE_ID,
+		   rdma_create_id(current->nsproxy->net_ns, cb_client_handler,
+				  c, RDMA_PS_TCP, IB_QPT_RC));
 	if (IS_ERR(id)) {
 		cb_conn_fail(c, "create_id", PTR_ERR(id));
 		return;
 	}
 	c->id = id;
 	c->state = CB_C_ADDR;
-	ret = rdma_resolve_addr(id, run->has_src ? (struct sockaddr *)&run->src : NULL,
-				(struct sockaddr *)&run->dst, run->timeout_ms);
+	ret = CB_CM(CMA_P_ADDR,
+		    rdma_resolve_addr(id, run->has_src ?
+				      (struct sockaddr *)&run->src : NULL,
+				      (struct sockaddr *)&run->dst,
+				      run->timeout_ms));
 	if (ret)
 		cb_conn_fail(c, "resolve_addr", ret);
 }
@@ -915,7 +964,7 @@ static void cb_conn_connect(struct cb_conn *c)
 		cb_conn_fail(c, "alloc_pd_cq", PTR_ERR(d));
 		return;
 	}
-	ret = cb_create_qp(c->id, d);
+	ret = cb_create_qp(c->id, d, CMA_P_QP);
 	c->t_qp = ktime_get_ns();
 	if (ret) {
 		cb_conn_fail(c, "create_qp", ret);
@@ -924,7 +973,7 @@ static void cb_conn_connect(struct cb_conn *c)
 	c->has_qp = true;
 	c->state = CB_C_CONN;
 	c->t_conn_call = ktime_get_ns();
-	ret = rdma_connect(c->id, &param);
+	ret = CB_CM(CMA_P_CONNECT, rdma_connect(c->id, &param));
 	c->t_conn_ret = ktime_get_ns();
 	if (ret)
 		cb_conn_fail(c, "connect", ret);
@@ -950,7 +999,8 @@ static void cb_conn_step(struct cb_conn *c, unsigned int ev)
 		} else if (ev & CB_EV_ADDR) {
 			c->state = CB_C_ROUTE;
 			c->t_route_call = ktime_get_ns();
-			ret = rdma_resolve_route(c->id, run->timeout_ms);
+			ret = CB_CM(CMA_P_ROUTE,
+				    rdma_resolve_route(c->id, run->timeout_ms));
 			if (ret)
 				cb_conn_fail(c, "resolve_route", ret);
 		}
@@ -1020,7 +1070,7 @@ static void cb_down_start(struct cb_conn *c, unsigned int ev)
 		cb_down_finish(c, false);
 		return;
 	}
-	ret = rdma_disconnect(c->id);
+	ret = CB_CM(CMA_P_DISC, rdma_disconnect(c->id));
 	if (ret) {
 		cb_run_error(run, "disconnect", ret);
 		cb_down_finish(c, false);
@@ -1449,6 +1499,17 @@ join:
 	return ret;
 }
 
+/* A writer task runs the consumer's code (cm_acct). */
+static int cb_cmd_connect_acct(struct cb_args *a)
+{
+	int ret;
+
+	cm_acct_push(CMA_CONSUMER, CMA_P_ASYNC);
+	ret = cb_cmd_connect(a);
+	cm_acct_pop();
+	return ret;
+}
+
 static int cb_cmd_release(struct cb_args *a)
 {
 	struct cb_run *run = NULL, *r;
@@ -1851,7 +1912,7 @@ static ssize_t cb_ctl_write(struct file *file, const char __user *ubuf,
 	else if (!strcmp(cmd, "unlisten"))
 		ret = cb_cmd_unlisten(&a);
 	else if (!strcmp(cmd, "connect"))
-		ret = cb_cmd_connect(&a);
+		ret = cb_cmd_connect_acct(&a);
 	else if (!strcmp(cmd, "release"))
 		ret = cb_cmd_release(&a);
 	else if (!strcmp(cmd, "tcp_listen"))

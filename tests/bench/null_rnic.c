@@ -17,7 +17,8 @@
  * a work request fails.
  *
  * It uses exported ib_core calls only and loads under the in-tree CM and
- * under ours.
+ * under ours. Its ops and its event queue are marked for cm_acct.ko (the
+ * driver's share of the CPU time); the upcalls into the CM are the CM's.
  *
  * port_map=1 registers it without IW_F_NO_PORT_MAP, as cxgb4 and irdma
  * are: iw_cm then runs its port mapper for it, and the device works on the
@@ -40,6 +41,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/iw_cm.h>
 
+#include "cm_acct.h"
 #include "mock_rnic_ops.h"
 
 #define NR_PDATA_MAX	256	/* private data an event carries, at most */
@@ -94,6 +96,7 @@ struct nr_event {
 	struct nr_conn *conn;		/* NULL for a refusal without one */
 	struct iw_cm_event ev;
 	bool drop_id;			/* rem_ref the id after delivery */
+	u8 phase;			/* enum cm_acct_phase of the upcall */
 	u8 pdata[NR_PDATA_MAX];
 };
 
@@ -119,7 +122,10 @@ static void nr_event_fn(struct work_struct *work)
 	struct nr_event *e = container_of(work, struct nr_event, work);
 	int ret;
 
+	/* The upcall is the CM's; this work item around it is ours. */
+	cm_acct_push(CMA_CM, e->phase);
 	ret = e->id->event_handler(e->id, &e->ev);
+	cm_acct_pop();
 	/*
 	 * A listener that takes no more requests (its backlog is full) says
 	 * so here: the RNIC refuses the connection, as a TCP RST would.
@@ -129,8 +135,11 @@ static void nr_event_fn(struct work_struct *work)
 
 		nr_iw_reject(&none, NULL, 0);
 	}
-	if (e->drop_id)
+	if (e->drop_id) {
+		cm_acct_push(CMA_CM, e->phase);
 		e->id->rem_ref(e->id);
+		cm_acct_pop();
+	}
 	if (e->conn)
 		kref_put(&e->conn->ref, nr_conn_free);
 	kfree(e);
@@ -139,13 +148,14 @@ static void nr_event_fn(struct work_struct *work)
 /*
  * An event @type for @id with @status and private data; the addresses are
  * the id's own (local, remote), IRD/ORD the connection's. @drop_id: the
- * connection lets @id go after this one. Queue it with queue_work().
+ * connection lets @id go after this one. @phase: what part of a connection
+ * the upcall serves (cm_acct). Queue it with queue_work().
  */
 static struct nr_event *nr_event_new(struct iw_cm_id *id,
 				     struct nr_conn *conn,
 				     enum iw_cm_event_type type, int status,
 				     const void *pdata, u8 len, bool drop_id,
-				     gfp_t gfp)
+				     enum cm_acct_phase phase, gfp_t gfp)
 {
 	struct nr_event *e;
 
@@ -158,6 +168,7 @@ static struct nr_event *nr_event_new(struct iw_cm_id *id,
 	if (conn)
 		kref_get(&conn->ref);
 	e->drop_id = drop_id;
+	e->phase = phase;
 	e->ev.event = type;
 	e->ev.status = status;
 	e->ev.local_addr = id->m_local_addr;
@@ -177,11 +188,12 @@ static struct nr_event *nr_event_new(struct iw_cm_id *id,
 /* nr_event_new() and queue it; from any context. */
 static int nr_queue(struct iw_cm_id *id, struct nr_conn *conn,
 		    enum iw_cm_event_type type, int status,
-		    const void *pdata, u8 len, bool drop_id)
+		    const void *pdata, u8 len, bool drop_id,
+		    enum cm_acct_phase phase)
 {
 	struct nr_event *e;
 
-	e = nr_event_new(id, conn, type, status, pdata, len, drop_id,
+	e = nr_event_new(id, conn, type, status, pdata, len, drop_id, phase,
 			 GFP_ATOMIC);
 	if (!e)
 		return -ENOMEM;
@@ -269,7 +281,7 @@ static int nr_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 		conn->active = NULL;
 		spin_unlock_bh(&nr->lock);
 		nr_queue(id, conn, IW_CM_EVENT_CONNECT_REPLY, -ECONNREFUSED,
-			 NULL, 0, true);
+			 NULL, 0, true, CMA_P_CONNECT);
 		kref_put(&conn->ref, nr_conn_free);
 		return 0;
 	}
@@ -277,7 +289,7 @@ static int nr_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 	/* The listener's reference, taken by the lookup, goes with it. */
 	e = nr_event_new(listener, conn, IW_CM_EVENT_CONNECT_REQUEST, 0,
 			 p->private_data, p->private_data_len, true,
-			 GFP_KERNEL);
+			 CMA_P_REQ, GFP_KERNEL);
 	if (!e) {
 		listener->rem_ref(listener);
 		spin_lock_bh(&nr->lock);
@@ -315,10 +327,12 @@ static int nr_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 	spin_unlock_bh(&nr->lock);
 	conn->ird = p->ird;
 	conn->ord = p->ord;
-	nr_queue(id, conn, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0, false);
+	nr_queue(id, conn, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0, false,
+		 CMA_P_ACCEPT);
 	if (active)
 		nr_queue(active, conn, IW_CM_EVENT_CONNECT_REPLY, 0,
-			 p->private_data, p->private_data_len, false);
+			 p->private_data, p->private_data_len, false,
+			 CMA_P_CONNECT);
 	id->provider_data = NULL;
 	return 0;
 }
@@ -340,7 +354,7 @@ static int nr_iw_reject(struct iw_cm_id *id, const void *pdata, u8 len)
 	spin_unlock_bh(&nr->lock);
 	if (active)
 		nr_queue(active, conn, IW_CM_EVENT_CONNECT_REPLY,
-			 -ECONNREFUSED, pdata, len, true);
+			 -ECONNREFUSED, pdata, len, true, CMA_P_CONNECT);
 	kref_put(&conn->ref, nr_conn_free);	/* no longer alive */
 	return 0;
 }
@@ -352,6 +366,7 @@ static int nr_iw_reject(struct iw_cm_id *id, const void *pdata, u8 len)
  */
 static void nr_close(struct nr_qp *qp)
 {
+	enum cm_acct_phase lph, pph;
 	struct iw_cm_id *local, *peer;
 	struct nr_conn *conn;
 
@@ -364,6 +379,8 @@ static void nr_close(struct nr_qp *qp)
 	conn->closed = true;
 	local = qp == conn->aqp ? conn->active : conn->passive;
 	peer = qp == conn->aqp ? conn->passive : conn->active;
+	lph = qp == conn->aqp ? CMA_P_DISC : CMA_P_PDOWN;
+	pph = qp == conn->aqp ? CMA_P_PDOWN : CMA_P_DISC;
 	if (conn->aqp)
 		conn->aqp->conn = NULL;
 	if (conn->pqp)
@@ -374,9 +391,9 @@ static void nr_close(struct nr_qp *qp)
 	conn->passive = NULL;
 	spin_unlock_bh(&nr->lock);
 
-	nr_queue(peer, conn, IW_CM_EVENT_DISCONNECT, 0, NULL, 0, false);
-	nr_queue(peer, conn, IW_CM_EVENT_CLOSE, 0, NULL, 0, true);
-	nr_queue(local, conn, IW_CM_EVENT_CLOSE, 0, NULL, 0, true);
+	nr_queue(peer, conn, IW_CM_EVENT_DISCONNECT, 0, NULL, 0, false, pph);
+	nr_queue(peer, conn, IW_CM_EVENT_CLOSE, 0, NULL, 0, true, pph);
+	nr_queue(local, conn, IW_CM_EVENT_CLOSE, 0, NULL, 0, true, lph);
 	kref_put(&conn->ref, nr_conn_free);	/* no longer alive */
 }
 
@@ -493,22 +510,87 @@ static int nr_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
 	return attrs ? -EOPNOTSUPP : 0;
 }
 
+/*
+ * The ops the core calls for every connection, each in a driver region of
+ * cm_acct: their time is the driver's, not the CM's.
+ */
+#define NR_DRV(call) ({						\
+	typeof(call) __r;						\
+	cm_acct_push(CMA_DRIVER, CMA_P_ASYNC);				\
+	__r = (call);							\
+	cm_acct_pop();							\
+	__r;								\
+})
+
+static int nr_op_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
+{
+	return NR_DRV(nr_iw_connect(id, p));
+}
+
+static int nr_op_accept(struct iw_cm_id *id, struct iw_cm_conn_param *p)
+{
+	return NR_DRV(nr_iw_accept(id, p));
+}
+
+static int nr_op_reject(struct iw_cm_id *id, const void *pdata, u8 len)
+{
+	return NR_DRV(nr_iw_reject(id, pdata, len));
+}
+
+static int nr_op_create_listen(struct iw_cm_id *id, int backlog)
+{
+	return NR_DRV(nr_iw_create_listen(id, backlog));
+}
+
+static int nr_op_destroy_listen(struct iw_cm_id *id)
+{
+	return NR_DRV(nr_iw_destroy_listen(id));
+}
+
+static struct ib_qp *nr_op_get_qp(struct ib_device *ibdev, int qpn)
+{
+	return NR_DRV(nr_iw_get_qp(ibdev, qpn));
+}
+
+static int nr_op_query_gid(struct ib_device *ibdev, u32 port, int idx,
+			   union ib_gid *gid)
+{
+	return NR_DRV(nr_query_gid(ibdev, port, idx, gid));
+}
+
+static int nr_op_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+			   struct ib_udata *udata)
+{
+	return NR_DRV(nr_create_qp(ibqp, attr, udata));
+}
+
+static int nr_op_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			   int mask, struct ib_udata *udata)
+{
+	return NR_DRV(nr_modify_qp(ibqp, attr, mask, udata));
+}
+
+static int nr_op_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	return NR_DRV(nr_destroy_qp(ibqp, udata));
+}
+
 static const struct ib_device_ops nr_ops = {
 	.owner = THIS_MODULE,
 	MOCK_RNIC_COMMON_OPS,
 	.query_device = nr_query_device,
-	.query_gid = nr_query_gid,
-	.iw_connect = nr_iw_connect,
-	.iw_accept = nr_iw_accept,
-	.iw_reject = nr_iw_reject,
-	.iw_create_listen = nr_iw_create_listen,
-	.iw_destroy_listen = nr_iw_destroy_listen,
+	.query_gid = nr_op_query_gid,
+	.iw_connect = nr_op_connect,
+	.iw_accept = nr_op_accept,
+	.iw_reject = nr_op_reject,
+	.iw_create_listen = nr_op_create_listen,
+	.iw_destroy_listen = nr_op_destroy_listen,
 	.iw_add_ref = nr_iw_qp_ref,
 	.iw_rem_ref = nr_iw_qp_ref,
-	.iw_get_qp = nr_iw_get_qp,
-	.create_qp = nr_create_qp,
-	.modify_qp = nr_modify_qp,
-	.destroy_qp = nr_destroy_qp,
+	.iw_get_qp = nr_op_get_qp,
+	.create_qp = nr_op_create_qp,
+	.modify_qp = nr_op_modify_qp,
+	.destroy_qp = nr_op_destroy_qp,
 	.create_cq = nr_create_cq,
 	INIT_RDMA_OBJ_SIZE(ib_cq, nr_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, nr_pd, ibpd),

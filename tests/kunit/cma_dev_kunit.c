@@ -696,6 +696,38 @@ static void cmk_test_listener_destroy_vs_removal(struct kunit *test)
 }
 
 /*
+ * The id of an incoming connection joins its listener's device without
+ * cma_lock (cma_attach_dev_live()): it is attached and listed, unless the
+ * device is being removed, when it is refused and left alone.
+ */
+static void cmk_test_attach_live(struct kunit *test)
+{
+	struct cmk_consumer *c = cmk_consumer(test);
+	struct mock_dev *mock = mock_register(test, init_net.loopback_dev);
+	struct rdma_cm_id *bound = cmk_resolved(test, c, mock);
+	struct cma_device *cma_dev = to_id_priv(bound)->cma_dev;
+	struct rdma_id_private *a = to_id_priv(cmk_create(test, c));
+	struct rdma_id_private *b = to_id_priv(cmk_create(test, c));
+
+	KUNIT_ASSERT_NOT_NULL(test, cma_dev);
+	KUNIT_EXPECT_EQ(test, 0, cma_attach_dev_live(a, cma_dev, 1));
+	KUNIT_EXPECT_PTR_EQ(test, a->cma_dev, cma_dev);
+	KUNIT_EXPECT_PTR_EQ(test, a->id.device, &mock->ibdev);
+	KUNIT_EXPECT_EQ(test, a->id.port_num, 1U);
+	KUNIT_EXPECT_FALSE(test, list_empty(&a->device_item));
+
+	spin_lock(&cma_dev->id_lock);
+	cma_dev->removing = true;
+	spin_unlock(&cma_dev->id_lock);
+	KUNIT_EXPECT_EQ(test, -ENODEV, cma_attach_dev_live(b, cma_dev, 1));
+	spin_lock(&cma_dev->id_lock);
+	cma_dev->removing = false;
+	spin_unlock(&cma_dev->id_lock);
+	KUNIT_EXPECT_NULL(test, b->cma_dev);
+	KUNIT_EXPECT_NULL(test, b->id.device);
+}
+
+/*
  * rdma_accept() that the RNIC fails: the QP goes to ERROR before the
  * connection is rejected, so nothing can flow on it.
  */
@@ -741,6 +773,7 @@ static struct kunit_case cma_dev_cases[] = {
 	KUNIT_CASE(cmk_test_removal_destroy_race),
 	KUNIT_CASE(cmk_test_listener_destroy_vs_removal),
 	KUNIT_CASE(cmk_test_accept_fails),
+	KUNIT_CASE(cmk_test_attach_live),
 	{}
 };
 

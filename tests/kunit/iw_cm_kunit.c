@@ -908,6 +908,39 @@ static void iwcm_test_disconnect_then_close(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->n_modify, 0);
 }
 
+/*
+ * A connection's id takes its event elements from inside itself: its whole
+ * life (connect, reply, disconnect, close) allocates none; a listener uses
+ * its own ones first and stays within its backlog.
+ */
+static void iwcm_test_inline_elems(struct kunit *test)
+{
+	struct iw_cm_id *id = new_established(test);
+	struct iw_cm_id *l2 = new_id(test), *l0 = new_id(test);
+
+	KUNIT_EXPECT_EQ(test, to_iwcm(id)->nr_elems,
+			(unsigned int)IWCM_ACTIVE_ELEMS);
+	KUNIT_EXPECT_EQ(test, to_iwcm(id)->inline_used,
+			(unsigned int)min(IWCM_ACTIVE_ELEMS, IWCM_INLINE_ELEMS));
+	KUNIT_ASSERT_EQ(test, 0, inject(id, IW_CM_EVENT_DISCONNECT, 0,
+					NULL, 0, NULL));
+	KUNIT_ASSERT_EQ(test, 0, inject(id, IW_CM_EVENT_CLOSE, 0,
+					NULL, 0, NULL));
+	iwcm_flush_events();
+	KUNIT_EXPECT_EQ(test, iwcm_id_state(id), IWCM_IDLE);
+	KUNIT_EXPECT_EQ(test, to_iwcm(id)->nr_elems,
+			(unsigned int)IWCM_ACTIVE_ELEMS);
+
+	KUNIT_ASSERT_EQ(test, 0, iw_cm_listen(l2, 2));
+	KUNIT_EXPECT_EQ(test, to_iwcm(l2)->nr_elems, 2U);
+	KUNIT_EXPECT_EQ(test, to_iwcm(l2)->inline_used, 2U);
+	KUNIT_ASSERT_EQ(test, 0, iw_cm_listen(l0, 0));
+	KUNIT_EXPECT_EQ(test, to_iwcm(l0)->nr_elems,
+			(unsigned int)IWCM_LISTEN_PREFILL);
+	KUNIT_EXPECT_EQ(test, to_iwcm(l0)->inline_used,
+			(unsigned int)IWCM_INLINE_ELEMS);
+}
+
 static void iwcm_test_events_in_order(struct kunit *test)
 {
 	struct fake_ctx *ctx = test->priv;
@@ -1308,6 +1341,7 @@ static struct kunit_case iwcm_test_cases[] = {
 	KUNIT_CASE(iwcm_test_connect_reply_refused),
 	KUNIT_CASE(iwcm_test_connect_provider_error),
 	KUNIT_CASE(iwcm_test_disconnect_then_close),
+	KUNIT_CASE(iwcm_test_inline_elems),
 	KUNIT_CASE(iwcm_test_events_in_order),
 	KUNIT_CASE_PARAM(iwcm_test_disconnect, disconnect_gen_params),
 	KUNIT_CASE(iwcm_test_destroy_with_queued_events),

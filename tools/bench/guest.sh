@@ -53,6 +53,7 @@ set -uo pipefail
 : "${ORCM_BENCH_NULL_LISTENERS:=1 100 1000}" # listeners, null scaling
 
 D=/run/orcm/debug/cm_bench
+ACCT=/run/orcm/debug/cm_acct
 TMPDIR=${TMPDIR:-/tmp}
 MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
 NS_C=bchA NS_S=bchB
@@ -224,6 +225,8 @@ check_splats() {
 setup_net() {
 	local n
 	for m in ib_core ib_uverbs siw rdma_rxe veth; do "${MP[@]}" $m || return 1; done
+	# CPU time by category (cm_bench and null_rnic mark their code for it).
+	insmod "$ORCM_BENCH_ACCT_KO" count_locks="${ORCM_BENCH_ACCT_LOCKS:-0}" || return 1
 	ip netns add $NS_C && ip netns add $NS_S || return 1
 	ip link add vA netns $NS_C type veth peer name vB netns $NS_S || return 1
 	for n in $NS_C $NS_S; do
@@ -431,6 +434,22 @@ rxe_kernel() {
 	echo clear >"$D/ctl"
 }
 
+# null_run RECORD-CONTEXT... -- CONNECT-ARGS...: one null connect run with
+# the CPU time accounted (cm_acct.ko) from the command until the server has
+# reaped every connection it accepted; then the driver's result lines and
+# one "acct" record with the same context.
+null_run() {
+	local ctx=()
+	while [ "$1" != -- ]; do ctx+=("$1"); shift; done
+	shift
+	echo start >"$ACCT"
+	kc - connect "$@"
+	srv_wait 0
+	echo stop >"$ACCT"
+	emit "acct stack=$STACK round=$ROUND ${ctx[*]} $(cat "$ACCT")"
+	results "${ctx[@]}"
+}
+
 # The CM alone, over the null RNIC (initial namespace): the sweep, then the
 # scaling runs (other live ids; other listeners). A warm-up run first.
 null_kernel() {
@@ -440,8 +459,8 @@ null_kernel() {
 	echo clear >"$D/ctl"
 	for c in $ORCM_BENCH_NULL_SWEEP; do
 		log "null sweep: $k connections, $c in flight"
-		kc - connect tag=nsw"$c" dst=$ADDR_N port=$PORT_NULL count="$k" window="$c"
-		results transport=null workload=nsweep conc="$c" threads=1
+		null_run transport=null workload=nsweep conc="$c" threads=1 count="$k" -- \
+			tag=nsw"$c" dst=$ADDR_N port=$PORT_NULL count="$k" window="$c"
 	done
 	for n in $ORCM_BENCH_NULL_IDS; do
 		if [ "$n" -gt 0 ]; then
@@ -450,16 +469,16 @@ null_kernel() {
 			echo clear >"$D/ctl"
 		fi
 		log "null with $n other live ids: $k connections, $w in flight"
-		kc - connect tag=nid"$n" dst=$ADDR_N port=$PORT_NULL count="$k" window="$w"
-		results transport=null workload=nids ids="$n" conc="$w" threads=1
+		null_run transport=null workload=nids ids="$n" conc="$w" threads=1 count="$k" -- \
+			tag=nid"$n" dst=$ADDR_N port=$PORT_NULL count="$k" window="$w"
 		[ "$n" -eq 0 ] || kc - release tag=nidle
 	done
 	for n in $ORCM_BENCH_NULL_LISTENERS; do
 		[ "$n" -le 1 ] || kc - listen tag=NLL addr=$ADDR_N port=$((PORT_NULL + 100)) \
 			count=$((n - 1)) backlog=16
 		log "null with $n listeners: $k connections, $w in flight"
-		kc - connect tag=nl"$n" dst=$ADDR_N port=$PORT_NULL count="$k" window="$w"
-		results transport=null workload=nlisten listeners="$n" conc="$w" threads=1
+		null_run transport=null workload=nlisten listeners="$n" conc="$w" threads=1 \
+			count="$k" -- tag=nl"$n" dst=$ADDR_N port=$PORT_NULL count="$k" window="$w"
 		[ "$n" -le 1 ] || kc - unlisten tag=NLL
 	done
 	# Storms: 5,000 at 256 in flight (every one must be established: the

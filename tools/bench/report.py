@@ -95,6 +95,35 @@ def rate(count, start, end):
     return count / ((end - start) / 1e9)
 
 
+def null_key(r):
+    """The metric prefix of a null run's record (res or acct)."""
+    w = r.get("workload")
+    if w == "nsweep":
+        return "nsweep%d" % r["conc"]
+    if w == "nids":
+        return "nids%d" % r["ids"]
+    if w == "nlisten":
+        return "nlisten%d" % r["listeners"]
+    return None
+
+
+# cm_acct.ko's categories and the CM's phases (tests/bench/cm_acct.h).
+ACCT_CATS = ("cm", "driver", "consumer", "wq", "idle", "other")
+ACCT_PHASES = (("create_id", "active: rdma_create_id()"),
+               ("addr", "active: resolve address"),
+               ("route", "active: resolve route"),
+               ("qp", "active: rdma_create_qp()"),
+               ("connect", "active: connect -> ESTABLISHED"),
+               ("disconnect", "active: disconnect -> DISCONNECTED"),
+               ("destroy", "active: destroy QP + id"),
+               ("request", "passive: CONNECT_REQUEST upcall"),
+               ("accept", "passive: create QP, accept -> ESTABLISHED"),
+               ("passive_down", "passive: DISCONNECT upcall, destroy"),
+               ("async", "CM work of unknown origin"),
+               ("other", "other CM calls"))
+TARGET = 0.5    # issue 15: the CM's own time <= 0.5x stock's
+
+
 def collect(records):
     """metrics[transport][stack][metric] -> Series; units[metric] -> unit."""
     metrics, units = {}, {}
@@ -114,6 +143,26 @@ def collect(records):
 
     for r in records:
         t, s = r.get("transport"), r.get("stack")
+        if r["record"] == "acct":
+            key = null_key(r)
+            n = r.get("count")
+            if key and n:
+                for cat in ACCT_CATS + ("wall",):
+                    put(t, s, "%s.acct_%s_us" % (key, cat), r.get(cat + "_ns", 0) / n / 1e3, "us")
+                allocs = locks = 0
+                for ph, _ in ACCT_PHASES:
+                    put(t, s, "%s.acct_cm_%s_us" % (key, ph), r.get("cm_%s_ns" % ph, 0) / n / 1e3,
+                        "us")
+                    for c in ("allocs", "locks"):
+                        put(t, s, "%s.acct_cm_%s_%s_per_conn" % (key, ph, c),
+                            r.get("cm_%s_%s" % (ph, c), 0) / n, "count")
+                    allocs += r.get("cm_%s_allocs" % ph, 0)
+                    locks += r.get("cm_%s_locks" % ph, 0)
+                put(t, s, "%s.acct_cm_allocs_per_conn" % key, allocs / n, "count")
+                put(t, s, "%s.acct_cm_locks_per_conn" % key, locks / n, "count")
+                for f in ("cm_works", "driver_works"):
+                    put(t, s, "%s.acct_%s_per_conn" % (key, f), r.get(f, 0) / n, "count")
+            continue
         if r["record"] == "res":
             w = r.get("workload")
             op = r.get("op")
@@ -267,11 +316,12 @@ def spread(rs, spec="%.2f"):
 NULL_NOTE = ("null RNIC (tests/bench/null_rnic.ko): an iWARP device that connects at once, no TCP\n"
              "  and no MPA, so a connection costs rdma_cm + iw_cm + ib_core's verbs; the provider's\n"
              "  share (one ordered workqueue hop per event) is the same for both stacks. us/conn =\n"
-             "  wall time of the run / connections (the CM's time per connection at that\n"
-             "  concurrency, active and passive side together: both ends run in this one kernel).")
+             "  wall time of the run / connections, active and passive side together (both ends\n"
+             "  run in this one kernel): the CM plus ib_core's verbs, the null RNIC, cm_bench and\n"
+             "  the workqueue hops; the CM's own share is in the next table.")
 
 
-def null_section(summary):
+def null_section(summary, records=()):
     L = []
     add = L.append
     if "null" not in summary:
@@ -348,6 +398,116 @@ def null_section(summary):
         add("  Storms: " + "; ".join(storm))
     add("  " + NULL_NOTE)
     add("")
+    acct = acct_section(summary, order, label)
+    if acct:
+        L.extend(acct)
+        if sw:
+            L.extend(acct_profile(records, sw[0]))
+        add("")
+    return L
+
+
+ACCT_NOTE = (
+    "CM own = CPU time spent in rdma_cm/iw_cm/ib_core code on behalf of the connections\n"
+    "  (cm_acct.ko: per-task regions charged at every region change and context switch; the\n"
+    "  null RNIC's ops and event queue and cm_bench's own code, handlers and PD/CQ verbs are\n"
+    "  subtracted as nested regions; waiting costs no CPU and is not counted), / connections,\n"
+    "  active and passive side together, from the first rdma_create_id() until the server has\n"
+    "  destroyed its last id. drv+cons: the driver's and the consumer's CPU time per connection.\n"
+    "  wq/conn: work items the CM ran per connection; hop us: worker threads' time between work\n"
+    "  items (all queues, the CM's, the driver's, the consumer's; not in CM own) per connection;\n"
+    "  alloc/conn, locks/conn: slab allocations and lockdep-tracked lock acquisitions (spinlocks,\n"
+    "  mutexes, RCU read sections; counted with ORCM_BENCH_ACCT_LOCKS=1 only, whose probe\n"
+    "  slows every lock) in CM regions. s/o: stock/ours.")
+
+
+def acct_section(summary, keys, label):
+    """The CM's own CPU time per connection, per workload and per phase."""
+    L = []
+    add = L.append
+    null = summary.get("null", {})
+    rt = null.get("ratio_ours_stock", {})
+    keys = [k for k in keys if med(summary, "null", "ours", k + ".acct_cm_us") is not None
+            or med(summary, "null", "stock", k + ".acct_cm_us") is not None]
+    if not keys:
+        return L
+    add("The CM's own CPU time per connection over the null RNIC (lower is better; target <= %.1fx)"
+        % TARGET)
+    rows = [["workload", "stock CM us", "ours CM us", "ours/stock", "spread", "target",
+             "drv+cons us s/o", "wq/conn s/o", "hop us s/o", "alloc/conn s/o",
+             "locks/conn s/o"]]
+
+    def pair(k, m, spec):
+        return "%s/%s" % (fmt(med(summary, "null", "stock", k + m), spec),
+                          fmt(med(summary, "null", "ours", k + m), spec))
+
+    for k in keys:
+        m = k + ".acct_cm_us"
+        r = rt.get(m)
+        rs = round_ratios(summary, "null", m)
+        met = "-" if r is None else ("met" if rs and max(rs) <= TARGET else
+                                     "median met" if r <= TARGET else "not met")
+        dc = []
+        for st in ("stock", "ours"):
+            a = med(summary, "null", st, k + ".acct_driver_us")
+            b = med(summary, "null", st, k + ".acct_consumer_us")
+            dc.append(fmt(a + b if a is not None and b is not None else None, "%.0f"))
+        rows.append([label(k), fmt(med(summary, "null", "stock", m), "%.0f"),
+                     fmt(med(summary, "null", "ours", m), "%.0f"), fmt(r, "%.2fx"), spread(rs),
+                     met, "/".join(dc), pair(k, ".acct_cm_works_per_conn", "%.1f"),
+                     pair(k, ".acct_wq_us", "%.0f"),
+                     pair(k, ".acct_cm_allocs_per_conn", "%.0f"),
+                     pair(k, ".acct_cm_locks_per_conn", "%.0f")])
+    add(render(rows))
+    sw = [k for k in keys if k.startswith("nsweep")]
+    if sw:
+        hdr = ["CM phase (%s in flight)" % sw[0][6:], "stock us", "ours us", "ours/stock",
+               "spread"] + ["ratio @%s" % k[6:] for k in sw[1:]] + ["allocs s/o", "locks s/o"]
+        rows = [hdr]
+        for ph, name in ACCT_PHASES:
+            m = "%s.acct_cm_%s_us" % (sw[0], ph)
+            a = med(summary, "null", "stock", m)
+            b = med(summary, "null", "ours", m)
+            if not a and not b:
+                continue
+            rows.append([name, fmt(a, "%.1f"), fmt(b, "%.1f"), fmt(rt.get(m), "%.2fx"),
+                         spread(round_ratios(summary, "null", m))]
+                        + [fmt(rt.get("%s.acct_cm_%s_us" % (k, ph)), "%.2fx") for k in sw[1:]]
+                        + [pair(sw[0], ".acct_cm_%s_allocs_per_conn" % ph, "%.1f"),
+                           pair(sw[0], ".acct_cm_%s_locks_per_conn" % ph, "%.0f")])
+        m = "%s.acct_cm_us" % sw[0]
+        rows.append(["total", fmt(med(summary, "null", "stock", m), "%.1f"),
+                     fmt(med(summary, "null", "ours", m), "%.1f"), fmt(rt.get(m), "%.2fx"),
+                     spread(round_ratios(summary, "null", m))]
+                    + [fmt(rt.get("%s.acct_cm_us" % k), "%.2fx") for k in sw[1:]]
+                    + [pair(sw[0], ".acct_cm_allocs_per_conn", "%.1f"),
+                       pair(sw[0], ".acct_cm_locks_per_conn", "%.0f")])
+        add("")
+        add(render(rows))
+    add("  " + ACCT_NOTE)
+    return L
+
+
+def acct_profile(records, key_want):
+    """Where the CM's work items spend their time: the median run of each stack."""
+    L = []
+    for st in STACKS:
+        runs = [r for r in records if r["record"] == "acct" and r.get("stack") == st
+                and null_key(r) == key_want and r.get("count")]
+        if not runs:
+            continue
+        runs.sort(key=lambda r: r.get("cm_ns", 0))
+        r = runs[len(runs) // 2]
+        n = r["count"]
+        fns = []
+        for f in str(r.get("fns", "")).split(","):
+            parts = f.rsplit(":", 3)
+            if len(parts) == 4 and parts[1] == "cm":
+                fns.append((int(parts[2]) / n / 1e3, int(parts[3]) / n, parts[0].replace("@", " ")))
+        fns.sort(reverse=True)
+        L.append("  %s, round %s: CM work items per connection (us, count): %s" % (
+            st, r.get("round"), "; ".join("%s %.1f us x%.2f" % (name, us, c)
+                                          for us, c, name in fns[:8]) or "none"))
     return L
 
 
@@ -372,7 +532,7 @@ def write_scaling(summary, path):
     return True
 
 
-def table(summary, info, na, limits, errors, splats, kmemleak, flags):
+def table(summary, info, na, limits, errors, splats, kmemleak, flags, records=()):
     L = []
     add = L.append
     counts = big_count(summary)
@@ -441,7 +601,7 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags):
             + ", ".join("%s %.2fx" % (m, v) for m, v in noise))
     add("")
 
-    L.extend(null_section(summary))
+    L.extend(null_section(summary, records))
 
     # TCP floor multiples.
     add("Our iWARP (siw) setup cost as a multiple of the kernel TCP floor (same veth pair, same driver)")
@@ -672,7 +832,7 @@ def main():
                                     "%.6g" % v["min"], "%.6g" % v["max"], v["n"]])
         w.writerow(["softrnic", "ours", "all", "", NA_SOFTRNIC, "", "", ""])
 
-    text = table(summary, info, na, limits, errors, splats, km, flags)
+    text = table(summary, info, na, limits, errors, splats, km, flags, records)
     with open(os.path.join(args.out, "table.txt"), "w", encoding="utf-8") as f:
         f.write(text)
     sys.stdout.write(text)
