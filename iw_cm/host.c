@@ -239,7 +239,11 @@ void iwcm_host_put_net(struct iwcm_id_priv *priv)
 	priv->net = NULL;
 }
 
-static struct net *hcm_net(struct iw_cm_id *cm_id)
+/*
+ * The namespace of @cm_id's sockets: the one rdma_cm set, else the calling
+ * task's (the host CM and the port mapper's kernel mode).
+ */
+struct net *iwcm_id_net(struct iw_cm_id *cm_id)
 {
 	struct iwcm_id_priv *priv = to_iwcm(cm_id);
 
@@ -363,7 +367,7 @@ static int hcm_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 	lis->dev = cm_id->device;
 	lis->ops = ops;
 
-	ret = hcm_sock_create(hcm_net(cm_id), laddr->ss_family, &lis->sock);
+	ret = hcm_sock_create(iwcm_id_net(cm_id), laddr->ss_family, &lis->sock);
 	if (ret)
 		goto out_free;
 	sk = lis->sock->sk;
@@ -455,7 +459,7 @@ static int hcm_iw_connect(struct iw_cm_id *cm_id,
 	conn = hcm_conn_alloc(cm_id->device, ops, true);
 	if (!conn)
 		return -ENOMEM;
-	return hcm_conn_connect(conn, cm_id, param, hcm_net(cm_id));
+	return hcm_conn_connect(conn, cm_id, param, iwcm_id_net(cm_id));
 }
 
 /* The child id's connection, and its reference, taken once. */

@@ -328,11 +328,6 @@ static void iwpm_remote_info_flush(void)
  * id's namespace (orcm_iw_cm_set_net() of <openrdma/iw_host.h> will), so:
  * that of the task listening or connecting, as siw does.
  */
-static struct net *iwpm_net(void)
-{
-	return current->nsproxy ? current->nsproxy->net_ns : &init_net;
-}
-
 static void iwpm_copy_ip(struct sockaddr_storage *to,
 			 const struct sockaddr_storage *from)
 {
@@ -352,7 +347,7 @@ static int iwpm_map_kernel(struct iw_cm_id *id, struct iwpm_mapping *m,
 	struct sockaddr_storage bound;
 	struct iwpm_resv *resv;
 
-	resv = iwpm_resv_get(iwpm_net(), &id->local_addr, active, &bound);
+	resv = iwpm_resv_get(iwcm_id_net(id), &id->local_addr, active, &bound);
 	if (IS_ERR(resv)) {
 		if (PTR_ERR(resv) == -EADDRINUSE && !active)
 			return -EADDRINUSE;

@@ -51,6 +51,7 @@ iwpm_cleanup() {
 	done
 	rmmod cm_bench 2>/dev/null
 	rmmod null_rnic 2>/dev/null
+	rmmod cm_acct 2>/dev/null
 	ip link delete nP 2>/dev/null
 	[ -w "$PARAM/iwpm_mode" ] && echo auto >"$PARAM/iwpm_mode"
 	[ -w "$PARAM/iwpm_timeout_ms" ] && echo 10000 >"$PARAM/iwpm_timeout_ms"
@@ -84,6 +85,8 @@ ip addr add $SRC/24 dev nP
 ip addr add $DST/24 dev nP
 ip link set nP up
 ip link set nPp up
+# null_rnic and cm_bench mark their CPU time for cm_acct.ko (make bench).
+[ -d /sys/module/cm_acct ] || insmod "$BENCH_DIR/cm_acct.ko"
 insmod "$BENCH_DIR/null_rnic.ko" netdev=nP port_map=1
 insmod "$BENCH_DIR/cm_bench.ko"
 rdma link show
