@@ -43,6 +43,9 @@ sr_cleanup() {
 }
 trap sr_cleanup EXIT
 
+# sr_active DEV: the device's port is ACTIVE.
+sr_active() { rdma link show "$1/1" | grep -q 'state ACTIVE'; }
+
 # sr_setup_pair KIND_A KIND_B: setup_pair with those device kinds.
 sr_setup_pair() { setup_pair "$1" "$2"; }
 
