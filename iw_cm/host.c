@@ -27,6 +27,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/net.h>
+#include <linux/netdevice.h>
 #include <linux/nsproxy.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
@@ -345,6 +346,44 @@ static void hcm_accept_work(struct work_struct *work)
 		hcm_listener_take(lis, sock);
 }
 
+static bool hcm_addr_any(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
+
+	if (ss->ss_family == AF_INET)
+		return ipv4_is_zeronet(sin->sin_addr.s_addr);
+	return ipv6_addr_any(&sin6->sin6_addr);
+}
+
+/*
+ * A wildcard listen is one device's share of rdma_cm's listen on every
+ * device: as siw does, the socket takes only what arrives on the device's
+ * netdev (SO_BINDTODEVICE), so that the listeners of several RNICs, ours
+ * or siw's, share the port. A netdev in another namespace than the socket
+ * can deliver nothing here: the listener then stays without a port (1).
+ * A specific address needs nothing (0).
+ */
+static int hcm_listen_bind_dev(struct hcm_listener *lis,
+			       struct iw_cm_id *cm_id)
+{
+	struct sock *sk = lis->sock->sk;
+	struct net_device *ndev;
+	int ret = 0;
+
+	if (!hcm_addr_any(&cm_id->local_addr))
+		return 0;
+	ndev = ib_device_get_netdev(cm_id->device, 1);
+	if (!ndev)
+		return -ENODEV;
+	if (net_eq(dev_net(ndev), sock_net(sk)))
+		sk->sk_bound_dev_if = ndev->ifindex;
+	else
+		ret = 1;
+	dev_put(ndev);
+	return ret;
+}
+
 static int hcm_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 {
 	struct sockaddr_storage *laddr = &cm_id->local_addr;
@@ -376,6 +415,11 @@ static int hcm_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 		if (ret)
 			goto out_sock;
 	}
+	ret = hcm_listen_bind_dev(lis, cm_id);
+	if (ret < 0)
+		goto out_sock;
+	if (ret > 0)
+		goto dormant;
 	ret = kernel_bind(lis->sock, (struct sockaddr *)laddr, sizeof(*laddr));
 	if (ret)
 		goto out_sock;
@@ -388,6 +432,7 @@ static int hcm_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 		cm_id->local_addr = bound;
 		cm_id->m_local_addr = bound;
 	}
+dormant:
 
 	cm_id->add_ref(cm_id);
 	lis->cm_id = cm_id;
