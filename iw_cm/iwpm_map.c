@@ -401,7 +401,7 @@ static int iwpm_map(struct iwcm_id_priv *priv, bool active)
 	id->mapped = false;
 	mode = READ_ONCE(iwpm_mode);
 	if ((id->device->iw_driver_flags & IW_F_NO_PORT_MAP) ||
-	    mode == IWPM_MODE_OFF)
+	    iwcm_dev_is_host(id->device) || mode == IWPM_MODE_OFF)
 		return 0;
 
 	m = kzalloc(sizeof(*m), GFP_KERNEL);

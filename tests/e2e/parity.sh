@@ -256,6 +256,10 @@ done
 # Swap: ours out, the in-tree CMs in (the kernel's own module requests for
 # them stay refused; this loads them by hand). ib_cm too: the RoCE
 # scenarios compare the in-tree rdma_cm over the in-tree ib_cm.
+# softrnic (ours) needs our iw_cm: it goes out and comes back with it.
+had_softrnic=0
+[ -d /sys/module/softrnic ] && had_softrnic=1
+[ $had_softrnic = 0 ] || rmmod softrnic || fail "cannot unload softrnic"
 rmmod rdma_ucm rdma_cm iw_cm ib_cm || fail "cannot unload our stack"
 { "${MP[@]}" rdma_cm && "${MP[@]}" rdma_ucm; } || fail "cannot load the in-tree rdma_cm"
 run_scenarios /tmp/parity-stock.txt in-tree stock
@@ -273,6 +277,8 @@ load_ib_cm() {
 	insmod "$ORCM_OURS_DIR/rdma_cm/rdma_cm.ko" &&
 	insmod "$(modinfo -b "$ORCM_MODROOT" -k "$ORCM_KREL" -n rdma_ucm)"; } ||
 	fail "cannot reload our stack"
+[ $had_softrnic = 0 ] || insmod "$ORCM_OURS_DIR/drivers/softrnic/softrnic.ko" ||
+	fail "cannot reload softrnic"
 [ "$(cat /sys/module/rdma_cm/srcversion)" = "$(modinfo -F srcversion "$ORCM_OURS_DIR/rdma_cm/rdma_cm.ko")" ] ||
 	fail "rdma_cm is not ours after the swap"
 

@@ -306,6 +306,8 @@ static int __init hp_init(void)
 	hp->dev.ops.iw_rem_ref = hp_iw_rem_ref;
 	hp->dev.ops.iw_get_qp = hp_iw_get_qp;
 	hp->dev.ops.modify_qp = hp_modify_qp;
+	/* Host-stack devices own real host ports: no port mapper. */
+	hp->dev.iw_driver_flags = IW_F_NO_PORT_MAP;
 	hp->dev.attrs.max_qp_rd_atom = 1;
 	hp->dev.attrs.max_qp_init_rd_atom = 1;
 	hp->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IWARP;
