@@ -7,6 +7,8 @@
 # that the transfer completes: the client's result row (size and iteration
 # count) is printed, or both ends exit 0.
 # orcm-timeout: 400
+# shellcheck source=tests/e2e/lib.bash
+. "$(dirname "$0")/lib.bash"
 # shellcheck source=tests/e2e/softrnic-lib.bash
 . "$(dirname "$0")/softrnic-lib.bash"
 
@@ -32,8 +34,8 @@ bw() {
 	wait_for 10 "no CM id left after $name" cm_ids_empty
 }
 
+sr_data_pair softrnic siw
 sr_mode 2 N N Y 2
-sr_setup softrnic siw
 port=7600
 for tool in ib_write_bw ib_read_bw ib_send_bw; do
 	bw "$tool-sr2siw" $tool "$NS_B" "$DEV_B" "$NS_A" "$DEV_A" "$ADDR_B" $port
@@ -41,7 +43,7 @@ for tool in ib_write_bw ib_read_bw ib_send_bw; do
 	port=$((port + 2))
 done
 cleanup
-sr_setup softrnic softrnic
+sr_setup_pair softrnic softrnic
 for tool in ib_write_bw ib_read_bw ib_send_bw; do
 	bw "$tool-sr2sr" $tool "$NS_B" "$DEV_B" "$NS_A" "$DEV_A" "$ADDR_B" $port
 	port=$((port + 1))
