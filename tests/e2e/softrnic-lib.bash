@@ -33,11 +33,13 @@ sr_stock_check() {
 }
 
 sr_cleanup() {
-	local d kv
+	local d kv i
 	for d in srA srB srS; do rdma link delete "$d" 2>/dev/null || true; done
 	ip link delete vS 2>/dev/null || true
 	cleanup
-	for kv in "${SR_SAVED[@]}"; do
+	# Newest first, so that each parameter ends at its value before the test.
+	for ((i = ${#SR_SAVED[@]} - 1; i >= 0; i--)); do
+		kv=${SR_SAVED[i]}
 		echo "${kv#*=}" >"$IWCM_PARAMS/${kv%%=*}" 2>/dev/null || true
 	done
 }
