@@ -15,11 +15,6 @@
 
 #include "sr_verbs.h"
 
-static bool offload_cm;
-module_param(offload_cm, bool, 0444);
-MODULE_PARM_DESC(offload_cm,
-		 "offloaded-CM mode (TCP and MPA in the driver, port mapper): reserved, not implemented; must be 0");
-
 /* All softrnic devices; sr_dev_list_lock protects the list. */
 static LIST_HEAD(sr_dev_list);
 static DEFINE_MUTEX(sr_dev_list_lock);
@@ -143,8 +138,6 @@ VISIBLE_IF_KUNIT int sr_newlink(const char *name, struct net_device *ndev)
 	struct sr_dev *sdev;
 	int ret;
 
-	if (offload_cm)
-		return -EOPNOTSUPP;
 	if (ndev->type != ARPHRD_ETHER && ndev->type != ARPHRD_LOOPBACK &&
 	    ndev->type != ARPHRD_NONE)
 		return -EINVAL;
@@ -254,8 +247,6 @@ static int __init sr_init(void)
 {
 	int ret;
 
-	if (offload_cm)
-		pr_warn("offload_cm=1 is not implemented: no device can be added\n");
 	ret = sr_wire_init();
 	if (ret)
 		return ret;
