@@ -225,7 +225,14 @@ VISIBLE_IF_KUNIT bool sr_qp_transition_ok(enum ib_qp_state cur,
 	case IB_QPS_RTS:	/* only the hand-off goes to RTS */
 		return cur == IB_QPS_RTS;
 	case IB_QPS_SQD:
-		return cur == IB_QPS_RTS || cur == IB_QPS_SQD;
+		/*
+		 * From ERR too: librdmacm's rdma_disconnect() moves an iWARP
+		 * QP to SQD before it asks the CM, also when the peer has
+		 * already ended the connection (the QP is in ERR then). As
+		 * siw, take it and stay in ERR.
+		 */
+		return cur == IB_QPS_RTS || cur == IB_QPS_SQD ||
+		       cur == IB_QPS_ERR;
 	case IB_QPS_ERR:
 		return true;
 	default:
@@ -241,7 +248,7 @@ static int sr_qp_modify_state(struct sr_qp *qp, enum ib_qp_state next)
 	lockdep_assert_held(&qp->modify_lock);
 	if (!sr_qp_transition_ok(cur, next, qp->conn))
 		return -EINVAL;
-	if (cur == next)
+	if (cur == next || (cur == IB_QPS_ERR && next == IB_QPS_SQD))
 		return 0;
 	switch (next) {
 	case IB_QPS_SQD:

@@ -14,6 +14,9 @@
 
 SIZE=65536 ITERS=200
 
+# tcp_listening NETNS PORT: a TCP socket listens on PORT in NETNS.
+tcp_listening() { ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .; }
+
 # bw NAME TOOL SERVER_NS SERVER_DEV CLIENT_NS CLIENT_DEV SERVER_ADDR PORT
 bw() {
 	local name=$1 tool=$2 rc=0 src=0 server
@@ -21,6 +24,9 @@ bw() {
 		-s $SIZE -n $ITERS -F
 	server=$LAST_PID
 	wait_for 10 "$name: $tool server listening" cm_id_listening "$8"
+	# The CM id lists LISTEN before every device's TCP listener is up
+	# (softrnic's and siw's are real host sockets): wait for the socket.
+	wait_for 10 "$name: TCP listener on port $8" tcp_listening "$3" "$8"
 	run_to "/tmp/$name.log" 60 ip netns exec "$5" "$tool" -R -d "$6" -p "$8" \
 		-s $SIZE -n $ITERS -F "$7" || rc=$?
 	wait_pid "$server" 30 || src=$?

@@ -446,6 +446,8 @@ static const struct srk_tr_case srk_tr_cases[] = {
 	{ IB_QPS_ERR, IB_QPS_RESET, false, true },
 	{ IB_QPS_ERR, IB_QPS_RTS, false, false },
 	{ IB_QPS_SQD, IB_QPS_RTS, true, false },
+	{ IB_QPS_ERR, IB_QPS_SQD, true, true },	/* librdmacm's disconnect */
+	{ IB_QPS_INIT, IB_QPS_SQD, false, false },
 	{ IB_QPS_RESET, IB_QPS_SQE, false, false },
 };
 
@@ -500,6 +502,13 @@ static void srk_modify_qp(struct kunit *test)
 
 		KUNIT_EXPECT_TRUE(test, IS_ERR(ib_create_qp(k->pd, &ud)));
 	}
+	/* ERR -> SQD (librdmacm's iWARP disconnect): taken, stays in ERR. */
+	attr.qp_state = IB_QPS_ERR;
+	KUNIT_EXPECT_EQ(test, 0, ib_modify_qp(k->qp, &attr, IB_QP_STATE));
+	attr.qp_state = IB_QPS_SQD;
+	KUNIT_EXPECT_EQ(test, 0, ib_modify_qp(k->qp, &attr, IB_QP_STATE));
+	KUNIT_ASSERT_EQ(test, 0, ib_query_qp(k->qp, &attr, IB_QP_STATE, &init));
+	KUNIT_EXPECT_EQ(test, attr.qp_state, IB_QPS_ERR);
 }
 
 /* ---- CQ notification ----------------------------------------------------- */
