@@ -40,7 +40,8 @@ bw() {
 }
 
 sr_data_pair softrnic siw
-sr_mode 2 N N Y 2
+# No peer-to-peer with stock siw: see softrnic-siw-rping.sh.
+sr_mode 2 N N N 0
 port=7600
 for tool in ib_write_bw ib_read_bw ib_send_bw; do
 	bw "$tool-sr2siw" $tool "$NS_B" "$DEV_B" "$NS_A" "$DEV_A" "$ADDR_B" $port
