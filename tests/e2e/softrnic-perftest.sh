@@ -13,8 +13,11 @@
 
 SIZE=65536 ITERS=200
 
-# tcp_listening NETNS PORT: a TCP socket listens on PORT in NETNS.
-tcp_listening() { ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .; }
+# tcp_listening NETNS PORT NETDEV: a TCP socket listens on PORT in NETNS.
+# A wildcard listen makes one socket per device (siw's and ours bound to
+# their netdev): wait for the one of the server's netdev, or a client can
+# race it and get a RST from another device's socket.
+tcp_listening() { ip netns exec "$1" ss -Hltn "sport = :$2" | grep -qF "%$3:"; }
 
 # bw NAME TOOL SERVER_NS SERVER_DEV CLIENT_NS CLIENT_DEV SERVER_ADDR PORT
 bw() {
@@ -25,7 +28,8 @@ bw() {
 	wait_for 10 "$name: $tool server listening" cm_id_listening "$8"
 	# The CM id lists LISTEN before every device's TCP listener is up
 	# (softrnic's and siw's are real host sockets): wait for the socket.
-	wait_for 10 "$name: TCP listener on port $8" tcp_listening "$3" "$8"
+	wait_for 10 "$name: TCP listener on port $8" tcp_listening "$3" "$8" \
+		"$([ "$3" = "$NS_A" ] && echo vA || echo vB)"
 	run_to "/tmp/$name.log" 60 ip netns exec "$5" "$tool" -R -d "$6" -p "$8" \
 		-s $SIZE -n $ITERS -F "$7" || rc=$?
 	wait_pid "$server" 30 || src=$?
