@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The adversarial MPA peer (tools/mpa-peer) against a stock siw listener
-# (cmprobe -s on siwB): good MPA revision 1 and 2 requests (CRC on and
-# off; not peer-to-peer, see below) are accepted, and requests that
+# (cmprobe -s on siwB): good MPA revision 1 and 2 requests (peer-to-peer
+# with WRITE and READ RTR, CRC on and off) are accepted, and requests that
 # break MPA end in a reject or a close at once;
 # afterwards the same listener still serves a good client, and rping works
 # on the devices. Only the
@@ -30,16 +30,12 @@ setup_pair siw siw
 start_listener
 serves before
 
-# Good requests: a valid reply. No peer-to-peer request here: a p2p RTR
-# that stock siw receives in softirq (siw_rtr_data_ready) takes
-# sk_callback_lock for writing there, and lockdep then flags siw's own
-# read_lock of it at a later siw close in process context, in whatever test
-# comes next (seen in parity, 2026-11-23). siw as a p2p responder is
-# zz-iwhost-siw-p2p's, which runs last; our side of every p2p and IRD/ORD
-# case is iwhost-badinput's.
+# Good requests: a valid reply, and the RTR when peer-to-peer.
 peer good-v1 accept good --rev 1
 peer good-v1-crc accept good --rev 1 --crc --pd 32
 peer good-v2 accept good --rev 2 --pd 100
+peer good-v2-p2p-write accept good --rev 2 --p2p --rtr write --ird 4 --ord 4
+peer good-v2-p2p-read accept good --rev 2 --p2p --rtr read --crc
 serves good
 
 # Fast bad cases.
@@ -55,8 +51,12 @@ bad reply-as-request "$BAD" reply-as-request
 bad enhanced-short "$BAD" enhanced-short
 # Nonsense IRD/ORD/RTR: a reject or close, or a sane reply (mpa-peer checks
 # the reply: one RTR of those offered, none unasked).
+# Stock siw answers peer-to-peer with a WRITE RTR even when no RTR was
+# offered (mpa-peer: bad-reply); the host-stack CM must not.
+bad p2p-no-rtr "$BAD,accept,bad-reply" ird-ord --p2p
 bad rtr-no-p2p "$BAD,accept" ird-ord --rtr write,read
 bad ird-ord-max "$BAD,accept" ird-ord --ird 0x3fff --ord 0x3fff
+bad ird-ord-zero "$BAD,accept" ird-ord --ird 0 --ord 0 --p2p --rtr write
 serves fast-bad
 
 stop_listener

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # perftest over softrnic: ib_write_bw, ib_read_bw and ib_send_bw -R (rdma_cm
-# connection), 64 KiB messages, softrnic <-> stock siw both ways. Under UML perftest's bandwidth figure is unreliable
+# connection), 64 KiB messages, softrnic <-> stock siw both ways (peer-to-peer
+# with a WRITE RTR) and softrnic <-> softrnic. Under UML perftest's bandwidth
+# figure is unreliable
 # (it samples a noisy CPU clock and may refuse to report), so the test is
 # that the transfer completes: the client's result row (size and iteration
 # count) is printed, or both ends exit 0.
@@ -44,16 +46,17 @@ bw() {
 }
 
 sr_data_pair softrnic siw
-# No peer-to-peer with stock siw: see softrnic-siw-rping.sh.
-sr_mode 2 N N N 0
+sr_mode 2 N N Y 2
 port=7600
 for tool in ib_write_bw ib_read_bw ib_send_bw; do
 	bw "$tool-sr2siw" $tool "$NS_B" "$DEV_B" "$NS_A" "$DEV_A" "$ADDR_B" $port
 	bw "$tool-siw2sr" $tool "$NS_A" "$DEV_A" "$NS_B" "$DEV_B" "$ADDR_A" $((port + 1))
 	port=$((port + 2))
 done
-# Not softrnic to softrnic: a softrnic-to-softrnic perftest connection after
-# the ones with siw was REJECTED -111 in three runs (2026-11-23) while its
-# server never saw the request (open bug; rping softrnic to softrnic in every
-# MPA mode is softrnic-pair-rping).
+cleanup
+sr_setup_pair softrnic softrnic
+for tool in ib_write_bw ib_read_bw ib_send_bw; do
+	bw "$tool-sr2sr" $tool "$NS_B" "$DEV_B" "$NS_A" "$DEV_A" "$ADDR_B" $port
+	port=$((port + 1))
+done
 say "ok: perftest transfers complete over softrnic"

@@ -76,9 +76,8 @@ run_modes() {
 
 port=7500
 sr_data_pair softrnic siw
-# Live against stock siw without peer-to-peer (see softrnic-siw-rping.sh);
-# the committed fixtures keep the peer-to-peer captures with siw.
-run_modes "siw-rev2-nop2p 2 N N N 0" "siw-rev2-crc-nop2p 2 Y N N 0"
+run_modes "siw-rev2-p2p-write 2 N N Y 2" "siw-rev2-crc-p2p-read 2 Y N Y 3" \
+	"siw-rev2-crc-nop2p 2 Y N N 0"
 cleanup
 sr_data_pair softrnic softrnic
 run_modes "pair-rev1-crc-markers 1 Y Y N 0" "pair-rev2-p2p-send 2 N N Y 1"

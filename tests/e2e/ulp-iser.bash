@@ -138,7 +138,7 @@ ulp_teardown() {
 }
 
 # ---- the test ----------------------------------------------------------------------
-ISER_OVER=siw
+ISER_OVER=$ULP_RNIC
 iser_main() {
 	ulp_check_stack before
 	ulp_topology

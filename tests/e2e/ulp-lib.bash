@@ -25,7 +25,14 @@
 
 T_ADDR=198.18.1.1 H_ADDR=198.18.1.2
 T_IF=ulpT H_IF=ulpH
-T_DEV=siwT H_DEV=siwH
+# The RNIC under the ULPs: stock siw, or our softrnic (ulp-*-softrnic.sh set
+# ULP_RNIC=softrnic before sourcing; its devices are srT and srH).
+ULP_RNIC=${ULP_RNIC:-siw}
+if [ "$ULP_RNIC" = siw ]; then
+	T_DEV=siwT H_DEV=siwH
+else
+	T_DEV=srT H_DEV=srH
+fi
 CONFIGFS=/sys/kernel/config
 MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
 
@@ -140,8 +147,8 @@ ulp_topology() {
 	# connection itself goes through lo.
 	ip neigh replace "$T_ADDR" lladdr "$(cat "/sys/class/net/$T_IF/address")" dev "$H_IF" nud permanent
 	ip neigh replace "$H_ADDR" lladdr "$(cat "/sys/class/net/$H_IF/address")" dev "$T_IF" nud permanent
-	rdma link add "$T_DEV" type siw netdev "$T_IF"
-	rdma link add "$H_DEV" type siw netdev "$H_IF"
+	rdma link add "$T_DEV" type "$ULP_RNIC" netdev "$T_IF"
+	rdma link add "$H_DEV" type "$ULP_RNIC" netdev "$H_IF"
 	wait_for 10 "$T_DEV and $H_DEV ACTIVE" ulp_devs_active
 	say "topology (init_net): $T_IF $T_ADDR $T_DEV <-> $H_IF $H_ADDR $H_DEV"
 	rdma link show

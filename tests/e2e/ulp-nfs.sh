@@ -144,4 +144,4 @@ rm -rf "$SRC"
 server_down || fail "nfsd teardown failed"
 wait_for 20 "the nfsd listener gone" nfsd_listener_gone
 ulp_finish
-say "ok: NFSv3 over RDMA (xprtrdma <-> svcrdma) over siw through $ORCM_STACK rdma_cm: files verified, remount verified"
+say "ok: NFSv3 over RDMA (xprtrdma <-> svcrdma) over $ULP_RNIC through $ORCM_STACK rdma_cm: files verified, remount verified"

@@ -73,4 +73,4 @@ rm -f /tmp/nvme-?.dat
 nvme_disconnect || fail "nvme disconnect failed"
 nvmet_down || fail "nvmet configfs teardown failed"
 ulp_finish
-say "ok: nvme-rdma <-> nvmet-rdma over siw through $ORCM_STACK rdma_cm: data verified, reconnect verified"
+say "ok: nvme-rdma <-> nvmet-rdma over $ULP_RNIC through $ORCM_STACK rdma_cm: data verified, reconnect verified"

@@ -6,13 +6,9 @@
 # netns orcmA and cmprobe on siwB: MPA revision 2 with a WRITE RTR and with
 # a READ RTR; siw reports ESTABLISHED only once it parsed the RTR.
 #
-# Named to run last: this is the one path where stock siw associates its
-# QP with the socket in softirq (siw_rtr_data_ready -> write_lock_bh of
-# sk_callback_lock), after which lockdep flags siw's own read_lock of that
-# lock with softirqs on (siw_cm_llp_state_change) at the next siw socket
-# state change in process context, in whatever test runs next. stock siw
-# never hits it with itself (its peer_to_peer is always off); any p2p
-# initiator (cxgb4, ours) does. Not a host-CM bug.
+# Stock siw as a p2p responder trips its own sk_callback_lock bug
+# (siw_rtr_data_ready writes the lock in softirq); the test VM's kernel
+# carries the fix, tools/uml/patches/0002-rdma-siw-callback-lock-bh.patch.
 # shellcheck source=tests/e2e/iwhost.bash
 . "$(dirname "$0")/iwhost.bash"
 
