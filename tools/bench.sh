@@ -33,6 +33,9 @@
 #   ORCM_BENCH_NULL_SWEEP ["1 16 64 256"]  ORCM_BENCH_NULL_CONC [16]
 #   ORCM_BENCH_NULL_IDS ["0 1000 10000"]  ORCM_BENCH_NULL_LISTENERS ["1 100 1000"]
 #   ORCM_BENCH_SIW [1]  (0: the null runs alone, a few minutes)
+#   ORCM_BENCH_SOFTRNIC [1]  (our host-stack iWARP RNIC, drivers/softrnic, in
+#                             the ours slots with the siw workloads: serial and
+#                             sweep on a second veth pair, with its TCP floor)
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -115,7 +118,7 @@ mkdir -p "$RUN_DIR/uml"
 	# number of siw connections the guest can hold (see guest.sh).
 	echo "ORCM_BENCH_HOST_MAX_MAP=$(cat /proc/sys/vm/max_map_count)"
 	for v in ROUNDS SERIAL SWEEP SWEEP_COUNT THREADS CONC COUNTS IDS LISTENERS \
-		CMTIME_CONNS CMTIME_RUNS RXE MEM_ROUNDS STEP_TIMEOUT SIW NULL NULL_COUNT \
+		CMTIME_CONNS CMTIME_RUNS RXE MEM_ROUNDS STEP_TIMEOUT SIW SOFTRNIC NULL NULL_COUNT \
 		NULL_SWEEP NULL_CONC NULL_IDS NULL_LISTENERS ACCT_LOCKS; do
 		eval "val=\${ORCM_BENCH_$v:-}"
 		# shellcheck disable=SC2154 # set by the eval

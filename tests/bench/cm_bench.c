@@ -26,7 +26,12 @@
  *	for ESTABLISHED. Then tear them down (W at a time): disconnect, wait
  *	for DISCONNECTED, destroy QP and id. stop=route stops each id after
  *	ROUTE_RESOLVED (no QP, no connection); hold=1 keeps the ids until
- *	"release tag=T" (for memory measurements).
+ *	"release tag=T" (for memory measurements). Its result line has
+ *	per-connection percentiles of the setup time (setup_*), of its
+ *	phases, and of the wall time the rdma_connect() call itself took
+ *	(connect_call_*: the time the caller spent in it; _slept and
+ *	_preempted count the connections whose caller slept, or was only
+ *	preempted, inside the call).
  *   release tag=T
  *   tcp_listen tag=T addr=IP port=P [backlog=B]
  *   tcp_unlisten tag=T
@@ -717,6 +722,8 @@ struct cb_conn {
 	u8 state;			/* owned by the busy task */
 	bool has_qp, up, disc_seen;
 	bool down_claimed;		/* under run->lock */
+	/* The caller slept / was preempted inside rdma_connect(). */
+	bool call_slept, call_preempted;
 	/* Set by the event handler before it sets the event bit. */
 	u64 t_addr, t_route, t_est;
 	/* Set by the task that handles the connection. */
@@ -954,6 +961,7 @@ static void cb_conn_connect(struct cb_conn *c)
 		.rnr_retry_count = 7,
 	};
 	struct cb_run *run = c->run;
+	unsigned long nvcsw, nivcsw;
 	struct cb_dev *d;
 	int ret;
 
@@ -972,9 +980,18 @@ static void cb_conn_connect(struct cb_conn *c)
 	}
 	c->has_qp = true;
 	c->state = CB_C_CONN;
+	/*
+	 * Wall time alone cannot tell waiting from working: the task's
+	 * context switch counts say whether it slept in the call (waited,
+	 * e.g. for a TCP handshake) or was only preempted.
+	 */
+	nvcsw = READ_ONCE(current->nvcsw);
+	nivcsw = READ_ONCE(current->nivcsw);
 	c->t_conn_call = ktime_get_ns();
 	ret = CB_CM(CMA_P_CONNECT, rdma_connect(c->id, &param));
 	c->t_conn_ret = ktime_get_ns();
+	c->call_slept = READ_ONCE(current->nvcsw) != nvcsw;
+	c->call_preempted = READ_ONCE(current->nivcsw) != nivcsw;
 	if (ret)
 		cb_conn_fail(c, "connect", ret);
 }
@@ -1210,9 +1227,9 @@ static void cb_work(struct cb_run *run)
 static void cb_report_connect(struct cb_run *run)
 {
 	struct cb_stat setup, addr, route, qp, conn, call;
+	unsigned int n = 0, i, k, slept = 0, preempted = 0;
 	struct cb_line *line;
 	u64 *v[6];
-	unsigned int n = 0, i, k;
 	struct cb_conn *c;
 
 	for (k = 0; k < ARRAY_SIZE(v); k++) {
@@ -1233,6 +1250,8 @@ static void cb_report_connect(struct cb_run *run)
 			v[3][n] = c->t_qp - c->t_route;
 			v[4][n] = c->t_est - c->t_conn_call;
 			v[5][n] = c->t_conn_ret - c->t_conn_call;
+			slept += c->call_slept;
+			preempted += c->call_preempted;
 		}
 		n++;
 	}
@@ -1252,8 +1271,16 @@ static void cb_report_connect(struct cb_run *run)
 	cb_add_stat(line, "setup", &setup);
 	cb_add(line, " addr_p50_ns=%llu route_p50_ns=%llu qp_p50_ns=%llu",
 	       addr.p50, route.p50, qp.p50);
-	cb_add(line, " connect_p50_ns=%llu connect_call_p50_ns=%llu err=%s",
-	       conn.p50, call.p50, run->err[0] ? run->err : "-");
+	cb_add(line, " connect_p50_ns=%llu", conn.p50);
+	/*
+	 * How long rdma_connect() itself kept the calling task: an RNIC that
+	 * makes the TCP connection inside the call (siw) blocks its caller
+	 * for the handshake, a host-stack one (softrnic) only starts it.
+	 */
+	cb_add_stat(line, "connect_call", &call);
+	cb_add(line, " connect_call_slept=%u connect_call_preempted=%u", slept,
+	       preempted);
+	cb_add(line, " err=%s", run->err[0] ? run->err : "-");
 	cb_commit(line);
 out:
 	for (k = 0; k < ARRAY_SIZE(v); k++)

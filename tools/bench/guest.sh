@@ -13,6 +13,10 @@
 #         ids and listening ids (memory); stock cmtime through rdma_ucm
 #   tcp   kernel TCP connect + 64-byte request/reply on the same veth pair
 #         (the floor for an iWARP host-stack CM), same workloads
+#   softrnic  our host-stack iWARP RNIC (drivers/softrnic; iw_cm makes its
+#         TCP connections), our stack only (softrnic.ko needs our iw_cm; the
+#         stock slots record it as n/a): the serial and sweep parts of siw's
+#         workloads, with the kernel TCP floor on its own veth pair (tcp2)
 #   rxe   kernel driver and cmtime, both stacks
 #   null  the CM alone: the same driver over tests/bench/null_rnic.ko, an
 #         iWARP RNIC that connects at once (no TCP, no MPA), so a connection
@@ -24,6 +28,10 @@
 # (server: vB 198.18.0.2, siwB). rxe works only in the initial namespace in
 # 6.12 (its UDP socket lives there), so it gets its own veth end there,
 # vR 198.18.2.1 with rxe0, and client and server share that one device.
+# softrnic and siw cannot share a netdev (and softrnic shares siw's driver
+# id), so softrnic gets a second veth pair between the same namespaces:
+# bchA vC 198.18.3.1 (srA) <== veth ==> bchB vD 198.18.3.2 (srB); its
+# devices are made in each ours slot after our iw_cm, and go with rmmod.
 #
 # Every result goes to the console as one "@@BENCH <record> key=value..." line;
 # tools/bench/report.py turns them into the table, the JSON/CSV and the plot.
@@ -45,6 +53,8 @@ set -uo pipefail
                                       # workloads and the bigger throughput runs
 : "${ORCM_BENCH_STEP_TIMEOUT:=300}"   # seconds any one command may take
 : "${ORCM_BENCH_SIW:=1}"              # 0: skip the siw and TCP workloads
+: "${ORCM_BENCH_SOFTRNIC:=1}"         # 0: skip softrnic (ours only; runs
+                                      # with the siw workloads, not alone)
 : "${ORCM_BENCH_NULL:=1}"             # 0: skip the null RNIC (CM-only) runs
 : "${ORCM_BENCH_NULL_COUNT:=2000}"    # connections per null run
 : "${ORCM_BENCH_NULL_SWEEP:=1 16 64 256}" # in flight, null sweep
@@ -58,7 +68,10 @@ TMPDIR=${TMPDIR:-/tmp}
 MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
 NS_C=bchA NS_S=bchB
 ADDR_C=198.18.0.1 ADDR_S=198.18.0.2 ADDR_R=198.18.2.1 ADDR_N=198.18.4.2
+ADDR_SRC=198.18.3.1 ADDR_SRS=198.18.3.2
 PORT_RDMA=7000 PORT_TCP=8000 PORT_LMEM=9000 PORT_RXE=7100 PORT_NULL=7200
+PORT_SR=7300 PORT_TCP_SR=8300
+SOFTRNIC_KO=$ORCM_OURS_DIR/drivers/softrnic/softrnic.ko
 PORT_CMTIME=7471 PORT_CMTIME_RXE=7472
 STACK='' ROUND=0
 
@@ -204,7 +217,7 @@ load_stack() {
 
 unload_stack() {
 	local m rc=0
-	for m in cm_bench rdma_ucm rdma_cm ib_cm iw_cm; do
+	for m in cm_bench softrnic rdma_ucm rdma_cm ib_cm iw_cm; do
 		[ -d /sys/module/$m ] || continue
 		rmmod $m || { log "rmmod $m failed"; rc=1; }
 	done
@@ -261,10 +274,53 @@ setup_net() {
 		ip link set nRp up
 		insmod "$ORCM_BENCH_NULL_KO" netdev=nR || ORCM_BENCH_NULL=0
 	fi
+	if [ "$ORCM_BENCH_SIW" = 1 ] && [ "$ORCM_BENCH_SOFTRNIC" = 1 ]; then
+		# softrnic's own veth pair between the same namespaces; its
+		# devices come with our stack (softrnic_up).
+		if ip link add vC netns $NS_C type veth peer name vD netns $NS_S &&
+			ip -n $NS_C addr add $ADDR_SRC/24 dev vC &&
+			ip -n $NS_S addr add $ADDR_SRS/24 dev vD &&
+			ip -n $NS_C link set vC up && ip -n $NS_S link set vD up; then
+			for n in 1 2 3 4 5 6 7 8 9 10; do
+				ip netns exec $NS_C ping -c 1 -W 1 $ADDR_SRS >/dev/null 2>&1 && break
+			done
+		else
+			emit "error what=softrnic-veth"
+			ORCM_BENCH_SOFTRNIC=0
+		fi
+	fi
 	for n in 1 2 3 4 5 6 7 8 9 10; do
 		ip netns exec $NS_C ping -c 1 -W 1 $ADDR_S >/dev/null 2>&1 && break
 	done
 	rdma link show
+}
+
+# softrnic_up: load softrnic.ko on our iw_cm and make one device per end of
+# its veth pair, each inside its namespace (as for siw). The iw_cm module
+# parameters stay at their defaults; the record lists them.
+softrnic_up() {
+	local i p params=""
+	[ -f "$SOFTRNIC_KO" ] || { log "softrnic: no $SOFTRNIC_KO"; return 1; }
+	insmod "$SOFTRNIC_KO" || return 1
+	ip netns exec $NS_C rdma link add srA type softrnic netdev vC || return 1
+	ip netns exec $NS_S rdma link add srB type softrnic netdev vD || return 1
+	for ((i = 0; i < 50; i++)); do
+		rdma link show srA/1 2>/dev/null | grep -q 'state ACTIVE' &&
+			rdma link show srB/1 2>/dev/null | grep -q 'state ACTIVE' && break
+		sleep 0.1
+	done
+	for p in mpa_rev crc markers peer2peer p2p_type; do
+		params+=" iw_cm.$p=$(cat /sys/module/iw_cm/parameters/$p 2>/dev/null || echo ?)"
+	done
+	emit "softrnic stack=$STACK round=$ROUND" \
+		"srcversion=$(cat /sys/module/softrnic/srcversion 2>/dev/null || echo -)$params" \
+		"links=$(rdma link show 2>/dev/null | grep -c '^link sr[AB]/')"
+}
+
+# softrnic_down: its devices go with the module.
+softrnic_down() {
+	[ -d /sys/module/softrnic ] || return 0
+	rmmod softrnic || { log "rmmod softrnic failed"; return 1; }
 }
 
 # ---- workloads -----------------------------------------------------------------
@@ -373,6 +429,45 @@ siw_kernel() {
 	kc $NS_S tcp_unlisten tag=T
 	kc $NS_S unlisten tag=L
 	echo clear >"$D/ctl"
+}
+
+# softrnic, our stack: the serial and sweep parts of siw_kernel over the
+# second veth pair, each followed by the kernel TCP floor on that same pair
+# (transport tcp2), so that every multiple of the floor compares runs made
+# one after the other on one path.
+softrnic_kernel() {
+	local c t rc=0
+
+	kc $NS_S listen tag=SL addr=$ADDR_SRS port=$PORT_SR backlog=1024 || return 1
+	if ! kc $NS_S tcp_listen tag=ST addr=$ADDR_SRS port=$PORT_TCP_SR backlog=1024; then
+		kc $NS_S unlisten tag=SL
+		return 1
+	fi
+	echo clear >"$D/ctl"
+
+	log "softrnic serial: $ORCM_BENCH_SERIAL connections"
+	kc $NS_C connect tag=sserial dst=$ADDR_SRS port=$PORT_SR count="$ORCM_BENCH_SERIAL" window=1 || rc=1
+	results transport=softrnic workload=serial conc=1 threads=1
+	kc $NS_C tcp_connect tag=tsserial dst=$ADDR_SRS port=$PORT_TCP_SR \
+		count="$ORCM_BENCH_SERIAL" window=1 || rc=1
+	results transport=tcp2 workload=serial conc=1 threads=1
+
+	for c in $ORCM_BENCH_SWEEP; do
+		t=$((c < ORCM_BENCH_THREADS ? c : ORCM_BENCH_THREADS))
+		log "softrnic sweep: $ORCM_BENCH_SWEEP_COUNT connections, $c in flight, $t tasks"
+		kc_threads $NS_C "$t" connect tag=ssweep"$c" dst=$ADDR_SRS port=$PORT_SR \
+			count="$ORCM_BENCH_SWEEP_COUNT" window="$c" || rc=1
+		results transport=softrnic workload=sweep conc="$c" threads="$t"
+		kc $NS_C tcp_connect tag=tssweep"$c" dst=$ADDR_SRS port=$PORT_TCP_SR \
+			count="$ORCM_BENCH_SWEEP_COUNT" window="$c" || rc=1
+		results transport=tcp2 workload=sweep conc="$c" threads="$c"
+	done
+
+	kc $NS_S tcp_unlisten tag=ST || rc=1
+	kc $NS_S unlisten tag=SL || rc=1
+	srv_wait 0 || rc=1
+	echo clear >"$D/ctl"
+	return $rc
 }
 
 # cmtime_run TRANSPORT PORT SERVER_PREFIX... -- CLIENT_PREFIX...: one run of
@@ -509,7 +604,8 @@ emit "info kernel=$(uname -r) mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/memin
 	"sweep=$(echo "$ORCM_BENCH_SWEEP" | tr ' ' ,) sweep_count=$ORCM_BENCH_SWEEP_COUNT" \
 	"threads=$ORCM_BENCH_THREADS conc=$ORCM_BENCH_CONC counts=$(echo "$ORCM_BENCH_COUNTS" | tr ' ' ,)" \
 	"ids=$ORCM_BENCH_IDS listeners=$ORCM_BENCH_LISTENERS cmtime_conns=$ORCM_BENCH_CMTIME_CONNS" \
-	"cmtime_runs=$ORCM_BENCH_CMTIME_RUNS mem_rounds=$ORCM_BENCH_MEM_ROUNDS cmtime=$(dpkg-query -W -f='${Version}' rdmacm-utils 2>/dev/null)"
+	"cmtime_runs=$ORCM_BENCH_CMTIME_RUNS mem_rounds=$ORCM_BENCH_MEM_ROUNDS cmtime=$(dpkg-query -W -f='${Version}' rdmacm-utils 2>/dev/null)" \
+	"softrnic=$((ORCM_BENCH_SIW == 1 && ORCM_BENCH_SOFTRNIC == 1))"
 setup_net || { emit "error what=setup"; exit 1; }
 check_splats setup
 
@@ -537,6 +633,20 @@ for ((ROUND = 1; ROUND <= ORCM_BENCH_ROUNDS; ROUND++)); do
 			for ((i = 1; i <= ORCM_BENCH_CMTIME_RUNS; i++)); do
 				cmtime_run siw $ADDR_S $PORT_CMTIME $NS_S $NS_C
 			done
+		fi
+		# softrnic after siw's workloads, so that siw's stock and ours
+		# slots run under the same conditions.
+		if [ "$ORCM_BENCH_SIW" = 1 ] && [ "$ORCM_BENCH_SOFTRNIC" = 1 ]; then
+			if [ "$s" = stock ]; then
+				log "softrnic: skipped on the stock stack (softrnic.ko needs our iw_cm)"
+				emit "na stack=$s round=$ROUND transport=softrnic reason=needs-our-iw_cm"
+			elif softrnic_up; then
+				softrnic_kernel || emit "error stack=$s round=$ROUND what=softrnic_kernel"
+			else
+				emit "error stack=$s round=$ROUND what=softrnic_up"
+			fi
+			softrnic_down || emit "error stack=$s round=$ROUND what=softrnic_down"
+			check_splats "$s/$ROUND/softrnic"
 		fi
 		if [ "$ORCM_BENCH_RXE" = 1 ]; then
 			rxe_kernel || emit "error stack=$s round=$ROUND what=rxe_kernel"

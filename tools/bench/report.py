@@ -23,7 +23,15 @@ import sys
 
 SCHEMA = "openrdma-cm/bench/v1"
 STACKS = ("stock", "ours")
-NA_SOFTRNIC = "n/a (not built yet)"
+# Kernel TCP floors: "tcp" on the siw pair, "tcp2" on softrnic's pair.
+TCP_TRANSPORTS = ("tcp", "tcp2")
+NA_SOFTRNIC = "n/a (softrnic.ko needs our iw_cm)"
+# The issue's targets for softrnic, the host-stack model, on our stack.
+SR_FLOOR_TARGET = 1.3          # serial setup p50 <= 1.3x the TCP floor (siw: 2.4x)
+SR_CPS_TARGET = 1.5            # conn/s >= 1.5x siw's ...
+SR_CPS_TARGET_AT = (64, 256)   # ... at these many connections in flight
+# Our iw_cm's defaults for the MPA offer (iw_cm/host.c), as sysfs shows them.
+IWCM_DEFAULTS = {"mpa_rev": "2", "crc": "N", "markers": "N", "peer2peer": "Y", "p2p_type": "2"}
 
 
 def parse_kv(tokens):
@@ -133,7 +141,7 @@ def collect(records):
             return
         units[metric] = unit
         stacks = [stack]
-        if transport == "tcp":
+        if transport in TCP_TRANSPORTS:
             # Kernel TCP does not depend on the RDMA stack: it is measured
             # in every slot, and the floor pools all of them ("all").
             stacks.append("all")
@@ -193,11 +201,21 @@ def collect(records):
                 put(t, s, key + ".setup_p50_ms", ms(r.get("setup_p50_ns")), "ms")
                 put(t, s, key + ".setup_p99_ms", ms(r.get("setup_p99_ns")), "ms")
                 put(t, s, key + ".fail", r.get("fail"), "count")
-                if t != "tcp" and op == "connect":
+                if t not in TCP_TRANSPORTS and op == "connect":
                     for ph in ("addr", "route", "qp", "connect", "connect_call"):
                         put(t, s, "%s.%s_p50_ms" % (key, ph),
                             ms(r.get(ph + "_p50_ns")), "ms")
-                if t == "tcp":
+                    # The rdma_connect() call itself (older records: p50 only).
+                    put(t, s, key + ".connect_call_p99_ms", ms(r.get("connect_call_p99_ns")),
+                        "ms")
+                    # Share of the calls in which the caller slept (waited) or
+                    # was only preempted (not in older records).
+                    for ev in ("slept", "preempted"):
+                        n = r.get("connect_call_" + ev)
+                        if isinstance(n, int) and r.get("ok"):
+                            put(t, s, "%s.connect_call_%s_pct" % (key, ev),
+                                100.0 * n / r["ok"], "%")
+                if t in TCP_TRANSPORTS:
                     put(t, s, key + ".tcp_connect_p50_ms", ms(r.get("connect_p50_ns")), "ms")
                     put(t, s, key + ".teardown_p50_ms", ms(r.get("down_p50_ns")), "ms")
             elif op == "teardown":
@@ -532,6 +550,191 @@ def write_scaling(summary, path):
     return True
 
 
+def res_rounds(records, t, s, workload, conc=None):
+    """The connect result of one transport/stack/workload per round: {round: record}."""
+    out = {}
+    for r in records:
+        if (r["record"] == "res" and r.get("transport") == t and r.get("stack") == s
+                and r.get("workload") == workload and r.get("op") == "connect"
+                and (conc is None or r.get("conc") == conc)):
+            out[r.get("round")] = r
+    return out
+
+
+def round_ratio_series(a, b, value):
+    """value(a[round]) / value(b[round]) for every round both have, as a Series summary."""
+    ser = Series()
+    for rnd in sorted(set(a) & set(b), key=str):
+        x, y = value(a[rnd]), value(b[rnd])
+        if x and y:
+            ser.add(x / y)
+    return ser.summary()
+
+
+def rec_cps(r):
+    return rate(r.get("ok"), r.get("start_ns"), r.get("end_ns"))
+
+
+def verdict(v, target, at_most):
+    """met: every round on the right side of the target; median met: the median only."""
+    if not v:
+        return "not measured"
+    ok = (lambda x: x <= target) if at_most else (lambda x: x >= target)
+    if all(ok(x) for x in v["values"]):
+        return "met"
+    return "median met" if ok(v["median"]) else "not met"
+
+
+def softrnic_targets(summary, records):
+    """softrnic against siw on our stack, per round: the issue's targets.
+
+    The floor of each transport is the kernel TCP run on its own veth pair in
+    the same (ours) slot: "tcp" for siw, "tcp2" for softrnic."""
+    m = {}
+    for t, floor in (("siw", "tcp"), ("softrnic", "tcp2")):
+        v = round_ratio_series(res_rounds(records, t, "ours", "serial"),
+                               res_rounds(records, floor, "ours", "serial"),
+                               lambda r: r.get("setup_p50_ns"))
+        if v:
+            m["%s.serial.setup_p50_over_tcp_floor" % t] = v
+    sweep = sorted({r.get("conc") for r in records if r["record"] == "res"
+                    and r.get("transport") == "softrnic" and r.get("workload") == "sweep"})
+    for c in sweep:
+        v = round_ratio_series(res_rounds(records, "softrnic", "ours", "sweep", c),
+                               res_rounds(records, "siw", "ours", "sweep", c), rec_cps)
+        if v:
+            m["softrnic.sweep%d.cps_over_siw" % c] = v
+    verdicts = {"serial.setup_p50_over_tcp_floor": verdict(
+        m.get("softrnic.serial.setup_p50_over_tcp_floor"), SR_FLOOR_TARGET, True)}
+    for c in SR_CPS_TARGET_AT:
+        verdicts["sweep%d.cps_over_siw" % c] = verdict(
+            m.get("softrnic.sweep%d.cps_over_siw" % c), SR_CPS_TARGET, False)
+    return {"stack": "ours",
+            "targets": {"setup_p50_over_tcp_floor_at_most": SR_FLOOR_TARGET,
+                        "cps_over_siw_at_least": SR_CPS_TARGET,
+                        "cps_in_flight": list(SR_CPS_TARGET_AT)},
+            "metrics": m, "verdicts": verdicts}
+
+
+def softrnic_absent(info, errors):
+    if str(info.get("softrnic", "")) == "0":
+        return "not run: ORCM_BENCH_SOFTRNIC=0 or ORCM_BENCH_SIW=0"
+    if any(str(r.get("what", "")).startswith("softrnic") for r in errors):
+        return "failed: see the errors below"
+    return "not in this run"
+
+
+def softrnic_section(summary, info, records, errors):
+    """softrnic (host-stack model) against siw, both on our stack."""
+    L = []
+    add = L.append
+    sr = summary.get("softrnic", {}).get("ours")
+    title = "softrnic (host-stack model) against siw, our stack"
+    if not sr:
+        add(title + ": n/a (%s)" % softrnic_absent(info, errors))
+        add("")
+        return L
+    tg = softrnic_targets(summary, records)
+    tm, vd = tg["metrics"], tg["verdicts"]
+    add("%s (targets: setup p50 <= %.1fx the TCP floor; conn/s >= %.1fx siw's at %s in flight)"
+        % (title, SR_FLOOR_TARGET, SR_CPS_TARGET, " and ".join(str(c) for c in SR_CPS_TARGET_AT)))
+
+    def pair_row(label, m_siw, m_sr, spec, t_siw="siw", t_sr="softrnic"):
+        a = med(summary, t_siw, "ours", m_siw)
+        b = med(summary, t_sr, "ours", m_sr)
+        rs = round_ratio_series(res_rounds(records, t_sr, "ours", "serial"),
+                                res_rounds(records, t_siw, "ours", "serial"),
+                                lambda r, k=m_sr: r.get(k.split(".", 1)[1].replace("_ms", "_ns")))
+        return [label, fmt(a, spec), fmt(b, spec), fmt(b / a if a and b else None, "%.2fx"),
+                spread(rs["values"] if rs else []), ""]
+
+    rows = [["serial (%s connections, 1 in flight)" % info.get("serial", "?"), "siw ours",
+             "softrnic ours", "softrnic/siw", "spread", "target"]]
+    rows.append(pair_row("setup p50 ms", "serial.setup_p50_ms", "serial.setup_p50_ms", "%.3f"))
+    rows.append(pair_row("setup p99 ms", "serial.setup_p99_ms", "serial.setup_p99_ms", "%.3f"))
+    rows.append(pair_row("kernel TCP floor p50 ms (its pair)", "serial.setup_p50_ms",
+                         "serial.setup_p50_ms", "%.3f", "tcp", "tcp2"))
+    fs, fr = (tm.get("siw.serial.setup_p50_over_tcp_floor"),
+              tm.get("softrnic.serial.setup_p50_over_tcp_floor"))
+    rows.append(["setup p50 / TCP floor", fmt(fs and fs["median"], "%.2fx"),
+                 fmt(fr and fr["median"], "%.2fx"),
+                 fmt(fr["median"] / fs["median"] if fs and fr else None, "%.2fx"),
+                 spread(fr["values"] if fr else []),
+                 "<= %.1fx: %s" % (SR_FLOOR_TARGET, vd["serial.setup_p50_over_tcp_floor"])])
+    rows.append(pair_row("rdma_connect() call p50 ms", "serial.connect_call_p50_ms",
+                         "serial.connect_call_p50_ms", "%.3f"))
+    rows.append(pair_row("rdma_connect() call p99 ms", "serial.connect_call_p99_ms",
+                         "serial.connect_call_p99_ms", "%.3f"))
+    for ev, what in (("slept", "slept in it"), ("preempted", "was preempted in it")):
+        m = "serial.connect_call_%s_pct" % ev
+        a = med(summary, "siw", "ours", m)
+        b = med(summary, "softrnic", "ours", m)
+        if a is not None or b is not None:
+            rows.append(["rdma_connect() calls: caller %s" % what, fmt(a, "%.0f%%"),
+                         fmt(b, "%.0f%%"), "", "", ""])
+    add(render(rows))
+
+    sweep = sorted({int(m[5:].split(".")[0]) for m in sr
+                    if m.startswith("sweep") and m.endswith(".cps")})
+    if sweep:
+        slept = any(m.endswith(".connect_call_slept_pct") for m in sr)
+        rows = [["in flight", "siw conn/s", "softrnic conn/s", "softrnic/siw", "spread", "target",
+                 "TCP conn/s siw/2nd pair", "connect() call p50 ms siw/sr",
+                 "connect() call p99 ms siw/sr"] + (["call slept % siw/sr"] if slept else [])]
+        for c in sweep:
+            k = "sweep%d" % c
+            a = med(summary, "siw", "ours", k + ".cps")
+            b = med(summary, "softrnic", "ours", k + ".cps")
+            r = tm.get("softrnic.%s.cps_over_siw" % k)
+            target = (">= %.1fx: %s" % (SR_CPS_TARGET, vd.get(k + ".cps_over_siw"))
+                      if c in SR_CPS_TARGET_AT else "-")
+
+            def two(t1, t2, m, spec):
+                return "%s/%s" % (fmt(med(summary, t1, "ours", m), spec),
+                                  fmt(med(summary, t2, "ours", m), spec))
+            rows.append([str(c), fmt(a, "%.0f"), fmt(b, "%.0f"), fmt(r and r["median"], "%.2fx"),
+                         spread(r["values"] if r else []), target,
+                         two("tcp", "tcp2", k + ".cps", "%.0f"),
+                         two("siw", "softrnic", k + ".connect_call_p50_ms", "%.3f"),
+                         two("siw", "softrnic", k + ".connect_call_p99_ms", "%.3f")]
+                        + ([two("siw", "softrnic", k + ".connect_call_slept_pct", "%.0f")]
+                           if slept else []))
+        add("")
+        add(render(rows))
+    missing = [c for c in SR_CPS_TARGET_AT if c not in sweep]
+    add("  Targets: setup p50 <= %.1fx the TCP floor: %s;" % (
+        SR_FLOOR_TARGET, vd["serial.setup_p50_over_tcp_floor"]))
+    add("  conn/s >= %.1fx siw's: %s%s." % (SR_CPS_TARGET, ", ".join(
+        "at %d in flight %s" % (c, vd["sweep%d.cps_over_siw" % c]) for c in SR_CPS_TARGET_AT),
+        " (this sweep had no %s in flight: ORCM_BENCH_SWEEP)" % " or ".join(map(str, missing))
+        if missing else ""))
+    add("  met: in every round; median met: the median of the per-round ratios only. The issue measured siw")
+    add("  at 2.4x the floor. spread: min-max over the rounds of the per-round ratio (the floor row: softrnic's")
+    add("  multiple). Each floor is the kernel TCP run on the same veth pair in the same (ours) slot.")
+    call = med(summary, "softrnic", "ours", "serial.connect_call_p50_ms")
+    hs = med(summary, "tcp2", "ours", "serial.tcp_connect_p50_ms")
+    scall = med(summary, "siw", "ours", "serial.connect_call_p50_ms")
+    shs = med(summary, "tcp", "ours", "serial.tcp_connect_p50_ms")
+    if call is not None:
+        add("  rdma_connect() call: the wall time its caller spends inside it; slept: the share of calls in")
+        add("  which the caller slept (waited), preempted: was only preempted. siw connects its TCP socket")
+        add("  (blocking) and sends the MPA request inside the call; our iw_cm starts a non-blocking connect")
+        add("  for softrnic. p50: softrnic %s ms, siw %s ms; a blocking kernel TCP connect: %s ms on"
+            % (fmt(call, "%.3f"), fmt(scall, "%.3f"), fmt(hs, "%.3f")))
+        add("  softrnic's pair, %s ms on siw's (same slot)." % fmt(shs, "%.3f"))
+    params = next((r for r in reversed(records) if r["record"] == "softrnic"), None)
+    if params:
+        got = {k[6:]: str(v) for k, v in params.items() if k.startswith("iw_cm.")}
+        add("  MPA: softrnic's offer is our iw_cm's, its module parameters %s:" % (
+            "at their defaults" if got == IWCM_DEFAULTS else "NOT at their defaults (%s)" % " ".join(
+                "%s=%s" % kv for kv in IWCM_DEFAULTS.items())))
+        add("    %s;" % " ".join("%s=%s" % kv for kv in got.items()))
+        add("  siw makes its own MPA (6.12: revision 2, no peer-to-peer, no CRC). softrnic runs after siw's")
+        add("  workloads in the ours slot (so siw's stock and ours slots stay alike), serial and sweep only.")
+    add("")
+    return L
+
+
 def table(summary, info, na, limits, errors, splats, kmemleak, flags, records=()):
     L = []
     add = L.append
@@ -580,15 +783,21 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags, records=()
         rows.append(row("siw", s))
     rows.append(ratio_row("siw"))
     rows.append(Note("softrnic", "stock", NA_SOFTRNIC))
-    rows.append(Note("softrnic", "ours", NA_SOFTRNIC))
+    if summary.get("softrnic", {}).get("ours"):
+        rows.append(row("softrnic", "ours"))
+    else:
+        rows.append(Note("softrnic", "ours", "n/a (%s)" % softrnic_absent(info, errors)))
     for s in STACKS:
         rows.append(row("rxe", s))
     rows.append(ratio_row("rxe"))
     rows.append(row("tcp", "all", "kernel TCP (floor)"))
+    if summary.get("tcp2", {}).get("all"):
+        rows.append(row("tcp2", "all", "kernel TCP, 2nd pair"))
     add(render(rows))
     add("  rxe: rxe in 6.12 lives in the initial netns only: one rxe device, client and server on it (loopback).")
-    add("  softrnic (the host-stack iWARP model) does not exist yet. kernel TCP: connect + 64 B request/reply,")
-    add("  measured in every slot and pooled.")
+    add("  softrnic: our host-stack iWARP RNIC (iw_cm makes its TCP connections), our stack only, serial and")
+    add("  sweep runs only, on a veth pair of its own (tcp2: the kernel TCP floor on that pair, ours slots).")
+    add("  kernel TCP: connect + 64 B request/reply, measured in every slot and pooled.")
     if (info.get("mem_rounds") is not None and len(counts) > 1
             and int(info["mem_rounds"]) < int(info.get("rounds", 0))):
         add("  conn/s %d: from the first %s round(s) only (ORCM_BENCH_MEM_ROUNDS), like the memory figures."
@@ -625,6 +834,8 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags, records=()
     add(render(rows))
     add("  (a multiple: how many times the TCP floor's time, or 1/x of its rate)")
     add("")
+
+    L.extend(softrnic_section(summary, info, records, errors))
 
     # Memory.
     add("Kernel memory (slab counters before/after, kB; a connection = both ends: 2 ids, 2 QPs, 2 sockets)")
@@ -677,15 +888,17 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags, records=()
         add("")
 
     # Phases.
-    add("Where the serial setup time goes (siw, p50 ms)")
-    rows = [["phase", "stock", "ours", "ours/stock"]]
+    has_sr = bool(summary.get("softrnic", {}).get("ours"))
+    add("Where the serial setup time goes (siw%s, p50 ms)" % (" and softrnic" if has_sr else ""))
+    rows = [["phase", "stock", "ours", "ours/stock"] + (["softrnic ours"] if has_sr else [])]
     for ph, label in (("addr", "create id + resolve addr"), ("route", "resolve route"),
                       ("qp", "create QP"), ("connect_call", "rdma_connect() call"),
                       ("connect", "connect -> ESTABLISHED")):
         m = "serial.%s_p50_ms" % ph
         a = med(summary, "siw", "stock", m)
         b = med(summary, "siw", "ours", m)
-        rows.append([label, fmt(a, "%.3f"), fmt(b, "%.3f"), fmt(b / a if a and b else None, "%.2fx")])
+        rows.append([label, fmt(a, "%.3f"), fmt(b, "%.3f"), fmt(b / a if a and b else None, "%.2fx")]
+                    + ([fmt(med(summary, "softrnic", "ours", m), "%.3f")] if has_sr else []))
     add(render(rows))
     add("")
 
@@ -767,10 +980,11 @@ def write_sweep(summary, path):
     sweep = sorted({int(m[5:].split(".")[0]) for t in summary.values() for s in t.values()
                     for m in s if m.startswith("sweep") and m.endswith(".cps")})
     with open(path, "w", encoding="utf-8") as f:
-        f.write("# concurrency, then median/min/max conn/s of: siw stock, siw ours, kernel TCP\n")
+        f.write("# concurrency, then median/min/max conn/s of: siw stock, siw ours, kernel TCP,"
+                " softrnic ours\n")
         for c in sweep:
             vals = [str(c)]
-            for t, s in (("siw", "stock"), ("siw", "ours"), ("tcp", "all")):
+            for t, s in (("siw", "stock"), ("siw", "ours"), ("tcp", "all"), ("softrnic", "ours")):
                 v = summary.get(t, {}).get(s, {}).get("sweep%d.cps" % c)
                 vals += ["%.1f" % v[k] if v else "NaN" for k in ("median", "min", "max")]
             f.write(" ".join(vals) + "\n")
@@ -798,13 +1012,14 @@ def main():
     flags = kconfig_flags(args.kconfig)
 
     os.makedirs(args.out, exist_ok=True)
-    summary.setdefault("softrnic", {})["status"] = NA_SOFTRNIC
+    sr_targets = softrnic_targets(summary, records)
     doc = {
         "schema": SCHEMA,
         "generated_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "environment": {"vm": info, "kernel_debug_options": flags},
         "units": units,
         "summary": summary,
+        "softrnic_vs_siw": sr_targets,
         "limits": limits,
         "errors": errors,
         "splats": splats,
@@ -830,7 +1045,11 @@ def main():
                     elif v:
                         w.writerow([t, s, m, units.get(m, ""), "%.6g" % v["median"],
                                     "%.6g" % v["min"], "%.6g" % v["max"], v["n"]])
-        w.writerow(["softrnic", "ours", "all", "", NA_SOFTRNIC, "", "", ""])
+        # softrnic against siw (our stack): per-round ratios, "<transport>.<metric>".
+        for m, v in sorted(sr_targets["metrics"].items()):
+            t, m = m.split(".", 1)
+            w.writerow([t, "ratio", m, "ratio", "%.4g" % v["median"], "%.4g" % v["min"],
+                        "%.4g" % v["max"], v["n"]])
 
     text = table(summary, info, na, limits, errors, splats, km, flags, records)
     with open(os.path.join(args.out, "table.txt"), "w", encoding="utf-8") as f:
@@ -853,8 +1072,10 @@ def main():
         subtitle = "UML VM, %s rounds, %s connections per point; median, bars: min-max" % (
             info.get("rounds", "?"), info.get("sweep_count", "?"))
         try:
-            subprocess.run(["gnuplot", "-e", "datafile='%s'; outfile='%s'; subtitle='%s'"
-                            % (dat, png, subtitle), args.gnuplot], check=True)
+            has_sr = int(any(m.startswith("sweep") and m.endswith(".cps")
+                             for m in summary.get("softrnic", {}).get("ours", {})))
+            subprocess.run(["gnuplot", "-e", "datafile='%s'; outfile='%s'; subtitle='%s'; softrnic=%d"
+                            % (dat, png, subtitle, has_sr), args.gnuplot], check=True)
             print("plot: %s" % png)
         except (OSError, subprocess.CalledProcessError) as e:
             print("gnuplot failed: %s" % e, file=sys.stderr)
