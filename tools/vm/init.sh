@@ -167,13 +167,32 @@ wedged() {
 }
 
 # Leftovers of a test must not break the next one.
+# reset_net: what a test killed at its timeout (no EXIT trap) may have left:
+# its programs, RDMA links, namespaces, veth pairs in the initial namespace,
+# and the policy routing of tests/e2e/rxe-lib.bash (tables 41/42, the local
+# table's rule moved to priority 1000).
 reset_net() {
-	local d
-	pkill -KILL -x 'rping|ucmatose|rdma_client|rdma_server|cmtime|udaddy|ib_[a-z_]*_(bw|lat)' 2>/dev/null
+	local d f
+	pkill -KILL -x 'rping|ucmatose|rdma_client|rdma_server|cmtime|udaddy|mckey|ib_[a-z_]*_(bw|lat)' 2>/dev/null
 	for d in $(rdma link show 2>/dev/null | awk '$1 == "link" { split($2, a, "/"); print a[1] }'); do
 		rdma link delete "$d" 2>/dev/null
 	done
 	ip -all netns delete 2>/dev/null
+	for d in $(ip -o link show type veth 2>/dev/null | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }'); do
+		ip link delete "$d" 2>/dev/null
+	done
+	for f in -4 -6; do
+		ip $f route flush table 41 2>/dev/null
+		ip $f route flush table 42 2>/dev/null
+		while ip $f rule del table 41 2>/dev/null; do :; done
+		while ip $f rule del table 42 2>/dev/null; do :; done
+		while ip $f rule del pref 100 2>/dev/null; do :; done
+		if ! ip $f rule show pref 0 | grep -q 'lookup local'; then
+			ip $f rule add pref 0 lookup local 2>/dev/null
+			ip $f rule del pref 1000 lookup local 2>/dev/null
+		fi
+	done
+	return 0
 }
 
 mark "LOAD-BEGIN $ORCM_STACK"
