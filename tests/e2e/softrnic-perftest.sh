@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # perftest over softrnic: ib_write_bw, ib_read_bw and ib_send_bw -R (rdma_cm
 # connection), 64 KiB messages, softrnic <-> stock siw both ways (peer-to-peer
-# with a WRITE RTR) and softrnic <-> softrnic. Under UML perftest's bandwidth
+# with a WRITE RTR) and softrnic <-> softrnic (ib_read_bw). Under UML perftest's bandwidth
 # figure is unreliable
 # (it samples a noisy CPU clock and may refuse to report), so the test is
 # that the transfer completes: the client's result row (size and iteration
@@ -41,7 +41,7 @@ perftest_race() {
 # one transfer; after perftest's own race (above) it is run again, at most
 # twice, on the next ports (PORT + 100, + 200), and each retry is reported.
 bw() {
-	local name=$1 tool=$2 rc=0 src=0 server try port=$8
+	local name=$1 tool=$2 rc=0 src=0 server try port=$8 t0=$SECONDS t1
 	for try in 1 2 3; do
 		rc=0 src=0
 		bg "/tmp/$name-server.log" ip netns exec "$3" "$tool" -R -d "$4" -p "$port" \
@@ -54,8 +54,10 @@ bw() {
 			"$([ "$3" = "$NS_A" ] && echo vA || echo vB)"
 		# The client at the lowest priority: on the VM's one CPU the
 		# server then makes its data listener before the client connects.
+		t1=$SECONDS
 		run_to "/tmp/$name.log" 60 ip netns exec "$5" nice -n 19 "$tool" -R -d "$6" -p "$port" \
 			-s $SIZE -n $ITERS -F "$7" || rc=$?
+		say "$name: client ran $((SECONDS - t1)) s (setup $((t1 - t0)) s)"
 		if [ $rc -ne 0 ] && [ $try -lt 3 ] && perftest_race "$name"; then
 			kill "$server" 2>/dev/null || true
 			wait_pid "$server" 10 || true
@@ -64,7 +66,9 @@ bw() {
 			port=$((port + 100))
 			continue
 		fi
+		t1=$SECONDS
 		wait_pid "$server" 30 || src=$?
+		say "$name: the server exited $((SECONDS - t1)) s after the client"
 		break
 	done
 	show "/tmp/$name-server.log"
@@ -87,8 +91,7 @@ for tool in ib_write_bw ib_read_bw ib_send_bw; do
 done
 cleanup
 sr_setup_pair softrnic softrnic
-for tool in ib_write_bw ib_read_bw ib_send_bw; do
-	bw "$tool-sr2sr" $tool "$NS_B" "$DEV_B" "$NS_A" "$DEV_A" "$ADDR_B" $port
-	port=$((port + 1))
-done
+# softrnic to softrnic: ib_read_bw, the READ path of both ends (IRD/ORD from
+# the peer-to-peer MPA exchange); ucmatose and rping cover the rest.
+bw ib_read_bw-sr2sr ib_read_bw "$NS_B" "$DEV_B" "$NS_A" "$DEV_A" "$ADDR_B" $port
 say "ok: perftest transfers complete over softrnic"
