@@ -10,7 +10,8 @@ if [ "${ORCM_STACK:-}" = stock ]; then
 	echo "## SKIP on the stock stack: softrnic needs our iw_cm"
 	exit 0
 fi
-# shellcheck source=tests/e2e/ulp-iser.bash
+# shellcheck disable=SC2034 # read by ulp-lib.bash
 ULP_RNIC=softrnic
+# shellcheck source=tests/e2e/ulp-iser.bash
 . "$(dirname "$0")/ulp-iser.bash"
 iser_main
