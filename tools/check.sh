@@ -9,7 +9,8 @@
 #   4. the VM with our stack: our modules built for UML, KUnit modules, the
 #      tests/e2e scripts, splat/kmemleak/hang checks;
 #   5. the same e2e scripts with the stock stack, as a baseline (a failure
-#      there is a bug of the tests or of the VM, not of our code). Set
+#      there is a bug of the tests or of the VM, not of our code), in a second
+#      VM at the same time as 4 (ORCM_CHECK_PARALLEL=0: after it). Set
 #      ORCM_CHECK_STOCK=0 to skip it.
 #   6. interop: two VMs joined by a link, the stock stack in one and ours in
 #      the other (tools/vm/interop.sh, tests/interop): RoCE over rxe both
@@ -25,13 +26,10 @@ START=$(date +%s)
 total_pass=0 total_fail=0
 recap=()
 
-# step NAME CMD...: run one step, keep its output, add its summary to the total.
-step() {
-	local name=$1 out=$ORCM_REPO/build/logs/check-$1.out t0 rc=0 p f
-	shift
-	t0=$(date +%s)
-	echo "==== $name: $*"
-	"$@" 2>&1 | tee "$out" || rc=$?
+# account NAME OUT RC T0: add the summary of a finished step (its output in
+# OUT, exit status RC, started at T0) to the total.
+account() {
+	local name=$1 out=$2 rc=$3 t0=$4 p f
 	if read -r p f < <(parse_summary "$out") && [ -n "$p" ]; then
 		total_pass=$((total_pass + p))
 		total_fail=$((total_fail + f))
@@ -47,6 +45,49 @@ step() {
 	echo "==== $name: $(tail -n 1 "$out") in $(($(date +%s) - t0)) s"
 }
 
+# step NAME CMD...: run one step, keep its output, add its summary to the total.
+step() {
+	local name=$1 out=$ORCM_REPO/build/logs/check-$1.out t0 rc=0
+	shift
+	t0=$(date +%s)
+	echo "==== $name: $*"
+	"$@" 2>&1 | tee "$out" || rc=$?
+	account "$name" "$out" "$rc" "$t0"
+}
+
+# vm_steps STACK...: one VM per stack, all at once (each UML VM is one host
+# process, mostly on one core; the machine has two), each into its own output,
+# shown one after the other when all are done. Our modules and the test
+# programs are built first, so the VMs do not race for the build directory.
+# ORCM_CHECK_PARALLEL=0 runs them one after the other instead.
+vm_steps() {
+	local s t0 pids=() outs=() rcs=() i
+	if [ "${ORCM_CHECK_PARALLEL:-1}" != 1 ] || [ $# -lt 2 ]; then
+		for s in "$@"; do step "vm-$s" "$ORCM_REPO/tools/vm/run.sh" --stack "$s"; done
+		return
+	fi
+	# A failure here is each run.sh's to report (it builds again, and says why).
+	"$ORCM_REPO/tools/build-modules.sh" uml >/dev/null || true
+	make -s -C "$ORCM_REPO" progs || true
+	t0=$(date +%s)
+	for s in "$@"; do
+		echo "==== vm-$s: $ORCM_REPO/tools/vm/run.sh --stack $s (the VMs run at once)"
+		outs+=("$ORCM_REPO/build/logs/check-vm-$s.out")
+		"$ORCM_REPO/tools/vm/run.sh" --stack "$s" >"${outs[-1]}" 2>&1 &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		rcs[i]=0
+		wait "${pids[i]}" || rcs[i]=$?
+	done
+	i=0
+	for s in "$@"; do
+		cat "${outs[i]}"
+		account "vm-$s" "${outs[i]}" "${rcs[i]}" "$t0"
+		i=$((i + 1))
+	done
+}
+
 ensure_pkgs "${ORCM_PKGS[@]}"
 
 # The UML kernel first: every VM step needs it (a failure here fails them all).
@@ -60,14 +101,14 @@ step mpa-peer make -s -C "$ORCM_REPO" mpa-peer-check
 step crc-check "$ORCM_REPO/tools/crc-check.sh"
 vms=(ours)
 [ "${ORCM_CHECK_STOCK:-1}" = 1 ] && vms+=(stock)
-for s in "${vms[@]}"; do
-	if [ $uml_ok = 1 ]; then
-		step "vm-$s" "$ORCM_REPO/tools/vm/run.sh" --stack "$s"
-	else
+if [ $uml_ok = 1 ]; then
+	vm_steps "${vms[@]}"
+else
+	for s in "${vms[@]}"; do
 		total_fail=$((total_fail + 1))
 		recap+=("FAIL vm-$s: not run, the UML kernel did not build")
-	fi
-done
+	done
+fi
 
 if [ "${ORCM_CHECK_INTEROP:-1}" = 1 ]; then
 	if [ $uml_ok = 1 ]; then
