@@ -187,3 +187,18 @@ setup_rxe() {
 	rdma link show rxe0/1
 }
 rxe_active() { rdma link show rxe0/1 | grep -q 'state ACTIVE'; }
+
+# perftest_verdict NAME CLIENT_RC SERVER_RC: a perftest transfer of $ITERS x
+# $SIZE (the caller's) completed: its result row is in /tmp/NAME.log or
+# /tmp/NAME-server.log, or both ends exited 0 (under UML perftest may refuse
+# to report its noisy figures); then no CM id may be left.
+perftest_verdict() {
+	show "/tmp/$1-server.log"
+	if grep -Eq "^ *$SIZE +$ITERS " "/tmp/$1.log" "/tmp/$1-server.log" ||
+		{ [ "$2" -eq 0 ] && [ "$3" -eq 0 ]; }; then
+		say "$1: transfer of $ITERS x $SIZE completed (client $2, server $3)"
+	else
+		fail "$1: no result row; client exit $2, server exit $3"
+	fi
+	wait_for 10 "no CM id left after $1" cm_ids_empty
+}

@@ -24,14 +24,7 @@ pt() {
 	run_to "/tmp/$name.log" 60 nice -n 19 "$tool" -R -d rxe0 -p "$port" -s $SIZE \
 		-n $ITERS -F "$ADDR_R" || rc=$?
 	wait_pid "$server" 30 || src=$?
-	show "/tmp/$name-server.log"
-	if grep -Eq "^ *$SIZE +$ITERS " "/tmp/$name.log" "/tmp/$name-server.log" ||
-		{ [ $rc -eq 0 ] && [ $src -eq 0 ]; }; then
-		say "$name: transfer of $ITERS x $SIZE completed (client $rc, server $src)"
-	else
-		fail "$name: no result row; client exit $rc, server exit $src"
-	fi
-	wait_for 10 "no CM id left after $name" cm_ids_empty
+	perftest_verdict "$name" "$rc" "$src"
 }
 
 pt rxe-write ib_write_bw 7280

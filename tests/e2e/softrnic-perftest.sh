@@ -71,14 +71,7 @@ bw() {
 		say "$name: the server exited $((SECONDS - t1)) s after the client"
 		break
 	done
-	show "/tmp/$name-server.log"
-	if grep -Eq "^ *$SIZE +$ITERS " "/tmp/$name.log" "/tmp/$name-server.log" ||
-		{ [ $rc -eq 0 ] && [ $src -eq 0 ]; }; then
-		say "$name: transfer of $ITERS x $SIZE completed (client $rc, server $src)"
-	else
-		fail "$name: no result row; client exit $rc, server exit $src"
-	fi
-	wait_for 10 "no CM id left after $name" cm_ids_empty
+	perftest_verdict "$name" "$rc" "$src"
 }
 
 sr_data_pair softrnic siw
