@@ -458,6 +458,14 @@ static int cma_ib_handler(struct ib_cm_id *cm_id,
 		ev.status = -ETIMEDOUT;
 		break;
 	case IB_CM_REP_RECEIVED:
+		/*
+		 * As in-tree: a delayed MRA, sent only if the peer repeats its
+		 * REP because our RTU is late (a userspace consumer sends it
+		 * when it reads CONNECT_RESPONSE): the peer then waits longer
+		 * instead of timing the connection out.
+		 */
+		trace_cm_send_mra(id_priv);
+		ib_send_cm_mra(cm_id, CMA_IB_MRA_SETTING, NULL, 0);
 		cma_ib_rep_event(&ev, ib_ev);
 		if (id_priv->id.qp) {
 			ev.status = cma_ib_send_rtu(id_priv);

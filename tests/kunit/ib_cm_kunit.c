@@ -893,6 +893,45 @@ static void ibcm_mra_delayed(struct kunit *test)
 	set_state(priv, IB_CM_IDLE);
 }
 
+/*
+ * The REP repeated while our delayed MRA for it waits (rdma_cm asks for one
+ * on every REP, as in-tree): a duplicate, answered with the kept MRA; the
+ * id stays in MRA_REP_SENT and no second REP_RECEIVED is delivered. The
+ * same REP from another remote id is no duplicate.
+ */
+static void ibcm_dup_rep_after_delayed_mra(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct rec_ctx *ctx = rec_new(test);
+	struct cm_id_priv *priv = conn_id(test, fd, ctx, true);
+	struct cm_msg *in = new_msg(test);
+	u8 *mad = new_mad(test);
+	long dup = cm_counter_read(CM_CNT_RX_DUPLICATE);
+	long bad = cm_counter_read(CM_CNT_RX_BAD_STATE);
+
+	priv->id.remote_id = cpu_to_be32(0x5151);
+	set_state(priv, IB_CM_REP_RCVD);
+	KUNIT_ASSERT_EQ(test, ib_send_cm_mra(&priv->id, IB_CM_MRA_FLAG_DELAY |
+					     24, NULL, 0), 0);
+	KUNIT_EXPECT_TRUE(test, priv->mra_delayed);
+	case_rep(in);
+	in->rep.remote_comm_id = priv->id.local_id;
+	in->rep.local_comm_id = priv->id.remote_id;
+	cm_msg_build(mad, in);
+	cm_recv_buf(&fd->port, NULL, mad, CM_MAD_SIZE);
+	KUNIT_EXPECT_EQ(test, cm_counter_read(CM_CNT_RX_DUPLICATE), dup + 1);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_MRA_REP_SENT);
+
+	in->rep.local_comm_id = cpu_to_be32(0x5252);
+	cm_msg_build(mad, in);
+	cm_recv_buf(&fd->port, NULL, mad, CM_MAD_SIZE);
+	KUNIT_EXPECT_EQ(test, cm_counter_read(CM_CNT_RX_DUPLICATE), dup + 1);
+	KUNIT_EXPECT_EQ(test, cm_counter_read(CM_CNT_RX_BAD_STATE), bad + 1);
+	msleep(50);		/* an event, if one were queued, is delivered */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ctx->n), 0);
+	set_state(priv, IB_CM_IDLE);
+}
+
 /* ib_cm_notify(COMM_EST) before the RTU: USER_ESTABLISHED, from the work. */
 static void ibcm_notify_established(struct kunit *test)
 {
@@ -1194,6 +1233,7 @@ static struct kunit_case ibcm_conn_cases[] = {
 	KUNIT_CASE(ibcm_dreq_timeout_timewait),
 	KUNIT_CASE(ibcm_handler_destroys),
 	KUNIT_CASE(ibcm_mra_delayed),
+	KUNIT_CASE(ibcm_dup_rep_after_delayed_mra),
 	KUNIT_CASE(ibcm_notify_established),
 	KUNIT_CASE(ibcm_destroy_waits_for_handler),
 	KUNIT_CASE(ibcm_destroy_from_other_handler),

@@ -14,10 +14,12 @@
  *	DEVICE_REMOVAL of the listener.
  *
  *   cmprobe -c -a ADDR [-b SRC [-S SPORT]] [-R] [-p PORT] [-P N] [-r MS]
- *              [-H MS] [-T SECS]
+ *              [-W MS] [-H MS] [-T SECS]
  *	client: resolve the address and the route (timeout MS each) from SRC
  *	(port SPORT; -R: RDMA_OPTION_ID_REUSEADDR first), connect with N bytes
- *	of pattern private data; after ESTABLISHED, keep the connection MS
+ *	of pattern private data, and wait MS (-W) before reading the answer
+ *	(librdmacm sends the IB CM's RTU only then); after ESTABLISHED, keep
+ *	the connection MS
  *	(-H; an event such as the peer's DISCONNECTED ends it early: that is
  *	the result), disconnect and wait for DISCONNECTED.
  *
@@ -65,7 +67,7 @@ static struct {
 	const char *addr, *bind, *tcp;
 	const char *port, *sport;
 	int reuse, backlog, delay_ms, reject_len, accept_len, ignore, count;
-	int pdata_len, resolve_ms, hold_ms, deadline_s;
+	int pdata_len, resolve_ms, wait_ms, hold_ms, deadline_s;
 } opt = {
 	.port = "7400", .sport = "0", .resolve_ms = 2000, .deadline_s = 20, .reject_len = -1,
 };
@@ -488,6 +490,8 @@ static int run_client(void)
 		ret = client_failed("rdma_connect", errno);
 		goto out_id;
 	}
+	if (opt.wait_ms)
+		usleep(opt.wait_ms * 1000);
 	ret = expect(RDMA_CM_EVENT_ESTABLISHED, &ev);
 	if (ret)
 		goto out_id;
@@ -574,7 +578,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: cmprobe -s -b ADDR [-p PORT] [-R] [-B BACKLOG] [-D MS] [-j N|-k N|-x] [-n COUNT] [-T SECS]\n"
-		"       cmprobe -c -a ADDR [-b SRC [-S SPORT]] [-R] [-p PORT] [-P N] [-r MS] [-H MS] [-T SECS]\n"
+		"       cmprobe -c -a ADDR [-b SRC [-S SPORT]] [-R] [-p PORT] [-P N] [-r MS] [-W MS] [-H MS] [-T SECS]\n"
 		"       cmprobe -t hold|close|garbage -b ADDR [-p PORT] [-T SECS]\n"
 		"(see the head of tests/progs/cmprobe.c)\n");
 	exit(2);
@@ -594,7 +598,7 @@ int main(int argc, char **argv)
 {
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "sct:a:b:p:S:RB:D:j:k:xn:P:r:H:T:")) != -1) {
+	while ((c = getopt(argc, argv, "sct:a:b:p:S:RB:D:j:k:xn:P:r:W:H:T:")) != -1) {
 		switch (c) {
 		case 's':
 		case 'c':
@@ -642,6 +646,9 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			opt.resolve_ms = num(optarg, 600000);
+			break;
+		case 'W':
+			opt.wait_ms = num(optarg, 600000);
 			break;
 		case 'H':
 			opt.hold_ms = num(optarg, 600000);
