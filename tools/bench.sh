@@ -36,6 +36,10 @@
 #   ORCM_BENCH_SOFTRNIC [1]  (our host-stack iWARP RNIC, drivers/softrnic, in
 #                             the ours slots with the siw workloads: serial and
 #                             sweep on a second veth pair, with its TCP floor)
+#   ORCM_BENCH_KERNEL [release]  (release: a UML kernel without KASAN, lockdep,
+#                                kmemleak and list/object debugging, built and
+#                                cached next to the test kernel; debug: the
+#                                test kernel of make check)
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -78,6 +82,19 @@ VM_TIMEOUT=${ORCM_BENCH_TIMEOUT:-1700}
 
 # 1. The UML kernel (cached), our modules and the bench driver, built in
 #    private copies so that a concurrent `make check` keeps its own objects.
+#    The benchmark's kernel has no debugging (KASAN, lockdep and kmemleak
+#    make memory and locking cost many times what they cost in production,
+#    and not alike for every code path): the test fragment without its
+#    debugging sections, a build of its own next to the test kernel's
+#    (ORCM_BENCH_KERNEL=debug: the test kernel itself).
+case "${ORCM_BENCH_KERNEL:-release}" in
+release)
+	orcm_bench_fragment >/dev/null
+	export ORCM_UML_FLAVOUR=bench
+	;;
+debug) ;;
+*) die "ORCM_BENCH_KERNEL=$ORCM_BENCH_KERNEL: release or debug" ;;
+esac
 O=$("$ORCM_REPO/tools/uml/build.sh") || die "the UML kernel did not build"
 KREL=$(orcm_uml_krel "$O")
 cp "$O/.config" "$OUT/kernel.config"

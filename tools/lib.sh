@@ -11,6 +11,12 @@ ORCM_SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 ORCM_HDR_KREL=${ORCM_HDR_KREL:-6.12.117+deb12-amd64}
 ORCM_HDR_DIR=/usr/src/linux-headers-$ORCM_HDR_KREL
 ORCM_FRAGMENT=$ORCM_REPO/tools/uml/config.fragment
+# ORCM_UML_FLAVOUR=bench: the benchmark's kernel, the same fragment without its
+# debugging sections (see orcm_bench_fragment); the default, test, is the
+# debug kernel of `make check`.
+if [ "${ORCM_UML_FLAVOUR:-test}" = bench ]; then
+	ORCM_FRAGMENT=$ORCM_CACHE/uml/bench.fragment
+fi
 export ORCM_REPO ORCM_CACHE
 export LC_ALL=C
 
@@ -72,6 +78,35 @@ orcm_uml_dir() {
 	fi
 	sha=$(cat "$ORCM_FRAGMENT" "$ORCM_REPO"/tools/uml/patches/*.patch 2>/dev/null | sha256sum | cut -c1-12)
 	printf '%s/uml/%s-%s\n' "$ORCM_CACHE" "$(orcm_src_version)" "$sha"
+}
+# orcm_bench_fragment: write $ORCM_CACHE/uml/bench.fragment, the test
+# fragment with its debugging sections (the lines from "# Debugging:" to the
+# next section that is neither debugging nor KASAN) replaced by explicit
+# "is not set" lines: no lockdep, KASAN, kmemleak, list or object debugging.
+# debugfs stays (cm_acct.ko and cm_bench.ko live there).
+orcm_bench_fragment() {
+	local out=$ORCM_CACHE/uml/bench.fragment
+	mkdir -p "$ORCM_CACHE/uml"
+	{
+		awk '
+			/^# Debugging:/ || /^# KASAN on UML/ { skip = 1 }
+			/^# Kernel ULPs/ { skip = 0 }
+			!skip
+		' "$ORCM_REPO/tools/uml/config.fragment"
+		cat <<-'EOF'
+			# The benchmark kernel (ORCM_UML_FLAVOUR=bench): no debugging.
+			CONFIG_DEBUG_KERNEL=y
+			CONFIG_DEBUG_FS=y
+			# CONFIG_PROVE_LOCKING is not set
+			# CONFIG_DEBUG_ATOMIC_SLEEP is not set
+			# CONFIG_DEBUG_KMEMLEAK is not set
+			# CONFIG_DEBUG_LIST is not set
+			# CONFIG_DEBUG_OBJECTS is not set
+			# CONFIG_KASAN is not set
+		EOF
+	} >"$out.tmp"
+	mv "$out.tmp" "$out"
+	echo "$out"
 }
 # Per-checkout directories, so that two clones can run their suites at once.
 orcm_repo_key() { printf '%s' "$ORCM_REPO" | sha256sum | cut -c1-8; }
