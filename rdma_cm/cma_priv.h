@@ -19,6 +19,8 @@
 
 #include "addr.h"
 
+struct cma_resolve_req;
+
 /*
  * The states of an id. Stock ib_core (nldev) prints this value, so the
  * order is the 6.12 one and must not change.
@@ -160,7 +162,13 @@ struct rdma_id_private {
 	struct rdma_ucm_ece	ece;
 
 	/* ---- members below are ours ---- */
-	struct cma_addr_req	addr_req;
+	/*
+	 * The address resolution in flight (resolve.c), allocated for it and
+	 * freed by whoever takes it from here under @lock: its completion,
+	 * or the id's release (which cancels it first). NULL otherwise, so a
+	 * resolved id does not carry the resolver's state.
+	 */
+	struct cma_resolve_req	*addr_req;
 	struct work_struct	work;		/* cma_work_handler */
 	struct rdma_cm_event	work_event;	/* event @work delivers */
 	enum rdma_cm_state	work_old, work_new; /* state change of @work */
@@ -231,6 +239,9 @@ int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *ev);
 void cma_queue_event(struct rdma_id_private *id_priv,
 		     enum rdma_cm_state old, enum rdma_cm_state new,
 		     const struct rdma_cm_event *ev);
+
+/* Address resolution (resolve.c): stop the one in flight, if any. */
+void cma_resolve_stop(struct rdma_id_private *id_priv);
 
 /* Devices (device.c). */
 void cma_attach_dev(struct rdma_id_private *id_priv,

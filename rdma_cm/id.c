@@ -230,12 +230,7 @@ void cma_queue_event(struct rdma_id_private *id_priv,
 static void cma_release(struct rdma_id_private *id_priv,
 			enum rdma_cm_state old_state)
 {
-	if (atomic_read(&id_priv->addr_busy)) {
-		cma_addr_cancel(&id_priv->addr_req);
-		/* done() never ran: drop the reference it would have. */
-		if (atomic_xchg(&id_priv->addr_busy, 0))
-			cma_id_put(id_priv);
-	}
+	cma_resolve_stop(id_priv);
 	if (old_state == RDMA_CM_LISTEN)
 		cma_cancel_listens(id_priv);
 	cma_mc_leave_all(id_priv);

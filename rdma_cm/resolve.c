@@ -6,6 +6,7 @@
 
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/slab.h>
 #include <net/ipv6.h>
 
 #include "cma_priv.h"
@@ -123,15 +124,57 @@ static int cma_bind_for_resolve(struct rdma_id_private *id_priv,
 	return cma_bind_addr_dst(id_priv, (struct sockaddr *)&any, dst);
 }
 
+/* One address resolution of an id: the resolver's request and its id. */
+struct cma_resolve_req {
+	struct cma_addr_req	req;
+	struct rdma_id_private	*id_priv;
+};
+
+/* Take @id_priv's resolution request, if it has one: the taker frees it. */
+static struct cma_resolve_req *cma_take_addr_req(struct rdma_id_private *id_priv)
+{
+	struct cma_resolve_req *r;
+	unsigned long flags;
+
+	spin_lock_irqsave(&id_priv->lock, flags);
+	r = id_priv->addr_req;
+	id_priv->addr_req = NULL;
+	spin_unlock_irqrestore(&id_priv->lock, flags);
+	return r;
+}
+
+/*
+ * The id's release: cancel the resolution in flight (waiting for a running
+ * cma_addr_done()), then drop the reference that cma_addr_done() would
+ * have dropped, unless it claimed it first.
+ */
+void cma_resolve_stop(struct rdma_id_private *id_priv)
+{
+	struct cma_resolve_req *r = cma_take_addr_req(id_priv);
+
+	if (r) {
+		cma_addr_cancel(&r->req);
+		kfree(r);
+	}
+	if (atomic_xchg(&id_priv->addr_busy, 0))
+		cma_id_put(id_priv);
+}
+
 static void cma_addr_done(struct cma_addr_req *req, int status)
 {
-	struct rdma_id_private *id_priv =
-		container_of(req, struct rdma_id_private, addr_req);
+	struct cma_resolve_req *r = container_of(req, struct cma_resolve_req,
+						 req);
+	struct rdma_id_private *id_priv = r->id_priv;
 	struct rdma_cm_event ev = {};
 
-	/* We now own the reference that the request held. */
+	/*
+	 * We now own the reference that the request held; or the id's
+	 * release does, and it frees the request once we return.
+	 */
 	if (!atomic_xchg(&id_priv->addr_busy, 0))
 		return;
+	/* The resolver is done with @req; unless the release took it. */
+	kfree(cma_take_addr_req(id_priv));
 
 	mutex_lock(&id_priv->handler_mutex);
 	if (!status)
@@ -164,6 +207,8 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		      const struct sockaddr *dst_addr, unsigned long timeout_ms)
 {
 	struct rdma_id_private *id_priv = to_id_priv(id);
+	struct cma_resolve_req *r;
+	unsigned long flags;
 	int len, ret;
 
 	if (!dst_addr || !cma_family_ok(dst_addr))
@@ -188,18 +233,31 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	memcpy(cma_dst_addr(id_priv), dst_addr, len);
 	id_priv->timeout_ms = timeout_ms;
 
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r) {
+		ret = -ENOMEM;
+		goto err_query;
+	}
+	r->id_priv = id_priv;
+	spin_lock_irqsave(&id_priv->lock, flags);
+	WARN_ON_ONCE(id_priv->addr_req);
+	id_priv->addr_req = r;
+	spin_unlock_irqrestore(&id_priv->lock, flags);
+
 	cma_id_get(id_priv);
 	atomic_set(&id_priv->addr_busy, 1);
-	ret = cma_addr_resolve(&id_priv->addr_req, cma_src_addr(id_priv),
+	ret = cma_addr_resolve(&r->req, cma_src_addr(id_priv),
 			       cma_dst_addr(id_priv), &id->route.addr.dev_addr,
 			       timeout_ms, cma_addr_done);
-	if (ret) {
-		if (atomic_xchg(&id_priv->addr_busy, 0))
-			cma_id_put(id_priv);
-		memset(cma_dst_addr(id_priv), 0,
-		       sizeof(id->route.addr.dst_addr));
-		cma_comp_exch(id_priv, RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_BOUND);
-	}
+	if (!ret)
+		return 0;
+	/* Not started: cma_addr_done() will not run. */
+	kfree(cma_take_addr_req(id_priv));
+	if (atomic_xchg(&id_priv->addr_busy, 0))
+		cma_id_put(id_priv);
+err_query:
+	memset(cma_dst_addr(id_priv), 0, sizeof(id->route.addr.dst_addr));
+	cma_comp_exch(id_priv, RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_BOUND);
 	return ret;
 }
 EXPORT_SYMBOL(rdma_resolve_addr);
