@@ -164,7 +164,7 @@ struct rdma_id_private {
 	/* ---- members below are ours ---- */
 	/*
 	 * The address resolution in flight (resolve.c), allocated for it and
-	 * freed by whoever takes it from here under @lock: its completion,
+	 * freed by whoever takes it from here (xchg()): its completion,
 	 * or the id's release (which cancels it first). NULL otherwise, so a
 	 * resolved id does not carry the resolver's state.
 	 */

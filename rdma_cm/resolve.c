@@ -133,14 +133,7 @@ struct cma_resolve_req {
 /* Take @id_priv's resolution request, if it has one: the taker frees it. */
 static struct cma_resolve_req *cma_take_addr_req(struct rdma_id_private *id_priv)
 {
-	struct cma_resolve_req *r;
-	unsigned long flags;
-
-	spin_lock_irqsave(&id_priv->lock, flags);
-	r = id_priv->addr_req;
-	id_priv->addr_req = NULL;
-	spin_unlock_irqrestore(&id_priv->lock, flags);
-	return r;
+	return xchg(&id_priv->addr_req, NULL);
 }
 
 /*
@@ -208,7 +201,6 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 {
 	struct rdma_id_private *id_priv = to_id_priv(id);
 	struct cma_resolve_req *r;
-	unsigned long flags;
 	int len, ret;
 
 	if (!dst_addr || !cma_family_ok(dst_addr))
@@ -239,10 +231,7 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		goto err_query;
 	}
 	r->id_priv = id_priv;
-	spin_lock_irqsave(&id_priv->lock, flags);
-	WARN_ON_ONCE(id_priv->addr_req);
-	id_priv->addr_req = r;
-	spin_unlock_irqrestore(&id_priv->lock, flags);
+	WARN_ON_ONCE(xchg(&id_priv->addr_req, r));
 
 	cma_id_get(id_priv);
 	atomic_set(&id_priv->addr_busy, 1);
