@@ -108,7 +108,7 @@ static struct page *sr_mr_page(struct sr_mr *mr, u64 off, u32 *poff)
 	case SR_MR_USER:
 		return sr_umem_page(mr->umem, off, poff);
 	case SR_MR_FAST:
-		off += mr->map_iova & (mr->page_size - 1);
+		off += mr->iova & (mr->page_size - 1);
 		if (off / mr->page_size >= mr->npages)
 			return NULL;
 		kva = mr->pages[off / mr->page_size] + off % mr->page_size;
@@ -282,9 +282,14 @@ int sr_mr_fastreg(struct sr_qp *qp, const struct siw_sqe *sqe)
 		return -EINVAL;
 	spin_lock_irqsave(&mr->lock, flags);
 	if (mr->valid || mr->ibmr.pd != qp->ibqp.pd ||
-	    (sqe->rkey >> 8) != (mr->stag >> 8) || !mr->npages) {
+	    (sqe->rkey >> 8) != (mr->stag >> 8) || !mr->map_npages) {
 		ret = -EINVAL;
 	} else {
+		/* Invalid: no data path reads the registration now. */
+		memcpy(mr->pages, mr->map_pages,
+		       mr->map_npages * sizeof(*mr->pages));
+		mr->npages = mr->map_npages;
+		mr->page_size = mr->map_page_size;
 		WRITE_ONCE(mr->stag, sqe->rkey);
 		WRITE_ONCE(mr->iova, mr->ibmr.iova);
 		mr->length = mr->ibmr.length;
@@ -346,6 +351,7 @@ static void sr_mr_destroy(struct sr_mr *mr)
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kfree(mr->pages);
+	kfree(mr->map_pages);
 	kfree_rcu(mr, rcu);
 	atomic_dec(&sdev->num_mr);
 }
@@ -418,7 +424,9 @@ struct ib_mr *sr_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	mr->pages = kcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
-	if (!mr->pages) {
+	mr->map_pages = kcalloc(max_num_sg, sizeof(*mr->map_pages),
+				GFP_KERNEL);
+	if (!mr->pages || !mr->map_pages) {
 		sr_mr_destroy(mr);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -430,26 +438,28 @@ static int sr_set_page(struct ib_mr *ibmr, u64 addr)
 {
 	struct sr_mr *mr = to_sr_mr(ibmr);
 
-	if (mr->npages == mr->max_pages)
+	if (mr->map_npages == mr->max_pages)
 		return -ENOMEM;
-	mr->pages[mr->npages++] = addr;
+	mr->map_pages[mr->map_npages++] = addr;
 	return 0;
 }
 
-/* The ULP maps while the MR is invalid; REG_MR publishes it. */
+/*
+ * Stage a mapping for the next REG_MR, which publishes it. The MR may still
+ * be valid (its LOCAL_INV queued ahead of that REG_MR): the registration in
+ * use is not touched.
+ */
 int sr_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int nents,
 		 unsigned int *sg_offset)
 {
 	struct sr_mr *mr = to_sr_mr(ibmr);
 	int n;
 
-	if (READ_ONCE(mr->valid))
-		return -EBUSY;
 	if (ibmr->page_size < PAGE_SIZE)	/* copies go page by page */
 		return -EINVAL;
-	mr->npages = 0;
+	mr->map_npages = 0;
 	n = ib_sg_to_pages(ibmr, sg, nents, sg_offset, sr_set_page);
-	mr->page_size = ibmr->page_size;
+	mr->map_page_size = ibmr->page_size;
 	mr->map_iova = ibmr->iova;
 	mr->map_length = ibmr->length;
 	return n;

@@ -237,12 +237,25 @@ struct sr_mr {
 	int access;			/* IB_ACCESS_* */
 
 	struct ib_umem *umem;		/* SR_MR_USER */
-	/* SR_MR_FAST: filled by map_mr_sg (owner: the ULP, before REG_MR). */
-	u64 *pages;			/* kernel virtual addresses of pages */
+	/*
+	 * SR_MR_FAST. The registration in use: its pages (kernel virtual
+	 * addresses), written by IB_WR_REG_MR while the MR is invalid, under
+	 * @lock, and read by the data path while it is valid.
+	 */
+	u64 *pages;
 	u32 max_pages;
 	u32 npages;
 	u32 page_size;
-	u64 map_iova;			/* iova/length of the last map_mr_sg */
+	/*
+	 * The mapping of the last map_mr_sg (owner: the ULP), which the next
+	 * REG_MR copies into the registration. Staged apart so that a ULP can
+	 * map while the MR is still valid, with the LOCAL_INV that ends the
+	 * old registration chained before its REG_MR (ib_iser does).
+	 */
+	u64 *map_pages;
+	u32 map_npages;
+	u32 map_page_size;
+	u64 map_iova;
 	u64 map_length;
 	struct rcu_head rcu;		/* freed after RCU lookups end */
 };

@@ -766,6 +766,71 @@ static void srk_fast_reg(struct kunit *test)
 				     IB_ACCESS_REMOTE_READ, false));
 }
 
+/* REG_MR of @mr under key byte @key with @access; it must succeed. */
+static void srk_reg(struct srk *k, struct ib_mr *mr, u8 key, int access)
+{
+	struct ib_reg_wr reg = { .wr.opcode = IB_WR_REG_MR, .mr = mr };
+	struct ib_wc wc;
+
+	ib_update_fast_reg_key(mr, key);
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.key = mr->rkey;
+	reg.access = access;
+	srk_post_local(k, &reg.wr);
+	KUNIT_ASSERT_EQ(k->test, 1, ib_poll_cq(k->cq, 1, &wc));
+	KUNIT_EXPECT_EQ(k->test, wc.status, IB_WC_SUCCESS);
+}
+
+/*
+ * A ULP maps a still-valid MR anew, with the LOCAL_INV that ends the old
+ * registration chained ahead of the new REG_MR (ib_iser does): the map
+ * succeeds and leaves the registration in use alone; the REG_MR moves the
+ * STag to the new pages.
+ */
+static void srk_fast_reg_remap_valid(struct kunit *test)
+{
+	struct srk *k = test->priv;
+	u8 *a = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	u8 *b = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct ib_send_wr inv = { .opcode = IB_WR_LOCAL_INV };
+	int acc = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	struct scatterlist sg;
+	u8 in[16];
+	struct ib_mr *mr;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	srk_rts(k, k->qp);
+	mr = srk_frmr(k, k->pd, a, PAGE_SIZE);
+	srk_reg(k, mr, 0x61, acc);
+
+	sg_init_one(&sg, b, PAGE_SIZE);
+	sg_dma_address(&sg) = (uintptr_t)b;
+	sg_dma_len(&sg) = PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, 1, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE));
+	/* Still the old registration: the write lands in @a. */
+	memset(in, 0xa1, sizeof(in));
+	KUNIT_EXPECT_EQ(test, 0, sr_stag_copy(k->sqp, mr->rkey, (uintptr_t)a,
+					      in, sizeof(in),
+					      IB_ACCESS_REMOTE_WRITE, true));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(a, in, sizeof(in)));
+	KUNIT_EXPECT_NE(test, 0, memcmp(b, in, sizeof(in)));
+
+	inv.ex.invalidate_rkey = mr->rkey;
+	inv.send_flags = IB_SEND_SIGNALED;
+	srk_post_local(k, &inv);
+	KUNIT_ASSERT_EQ(test, 1, ib_poll_cq(k->cq, 1, &wc));
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	srk_reg(k, mr, 0x62, acc);
+	memset(in, 0xb2, sizeof(in));
+	KUNIT_EXPECT_EQ(test, 0, sr_stag_copy(k->sqp, mr->rkey, (uintptr_t)b,
+					      in, sizeof(in),
+					      IB_ACCESS_REMOTE_WRITE, true));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(b, in, sizeof(in)));
+	KUNIT_EXPECT_EQ(test, a[0], 0xa1);
+}
+
 static void srk_srq_limit(struct kunit *test)
 {
 	struct srk *k = test->priv;
@@ -837,6 +902,7 @@ static struct kunit_case srk_cases[] = {
 	KUNIT_CASE(srk_cq_overflow),
 	KUNIT_CASE(srk_dma_mr),
 	KUNIT_CASE(srk_fast_reg),
+	KUNIT_CASE(srk_fast_reg_remap_valid),
 	KUNIT_CASE(srk_srq_limit),
 	KUNIT_CASE(srk_iw_ref),
 	{}
