@@ -460,8 +460,6 @@ int sr_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int nents,
 	mr->map_npages = 0;
 	n = ib_sg_to_pages(ibmr, sg, nents, sg_offset, sr_set_page);
 	mr->map_page_size = ibmr->page_size;
-	mr->map_iova = ibmr->iova;
-	mr->map_length = ibmr->length;
 	return n;
 }
 

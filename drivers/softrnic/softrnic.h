@@ -255,8 +255,6 @@ struct sr_mr {
 	u64 *map_pages;
 	u32 map_npages;
 	u32 map_page_size;
-	u64 map_iova;
-	u64 map_length;
 	struct rcu_head rcu;		/* freed after RCU lookups end */
 };
 
