@@ -240,10 +240,8 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 			       timeout_ms, cma_addr_done);
 	if (!ret)
 		return 0;
-	/* Not started: cma_addr_done() will not run. */
-	kfree(cma_take_addr_req(id_priv));
-	if (atomic_xchg(&id_priv->addr_busy, 0))
-		cma_id_put(id_priv);
+	/* Not started: cma_addr_done() will not run (the cancel is a no-op). */
+	cma_resolve_stop(id_priv);
 err_query:
 	memset(cma_dst_addr(id_priv), 0, sizeof(id->route.addr.dst_addr));
 	cma_comp_exch(id_priv, RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_BOUND);
