@@ -114,6 +114,12 @@ module_param_named(mpa_rep_timeout_ms, hcm_mpa_rep_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mpa_rep_timeout_ms,
 		 "Host-stack CM: time an initiator waits for the whole MPA reply, ms (default 5000)");
 
+unsigned int hcm_rtr_timeout_ms = 5000;
+EXPORT_SYMBOL_IF_KUNIT(hcm_rtr_timeout_ms);
+module_param_named(rtr_timeout_ms, hcm_rtr_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(rtr_timeout_ms,
+		 "Host-stack CM: time a peer-to-peer responder waits for the RTR after its reply, ms (default 5000)");
+
 unsigned int hcm_max_half_open = 256;
 EXPORT_SYMBOL_IF_KUNIT(hcm_max_half_open);
 module_param_named(max_half_open, hcm_max_half_open, uint, 0644);
@@ -172,12 +178,6 @@ static const struct orcm_iw_host_ops *hcm_dev_ops(struct ib_device *dev)
 		ops = hd->ops;
 	spin_unlock(&hcm_devs_lock);
 	return ops;
-}
-
-/* The port mapper leaves host-stack devices alone: their ports are real. */
-bool iwcm_dev_is_host(struct ib_device *dev)
-{
-	return hcm_dev_ops(dev);
 }
 
 /**
@@ -273,6 +273,28 @@ int hcm_sock_create(struct net *net, int family, struct socket **res)
 	(*res)->sk->sk_reuse = SK_CAN_REUSE;
 	tcp_sock_set_nodelay((*res)->sk);
 	return 0;
+}
+
+/*
+ * An id the port mapper mapped is on an offloaded-CM device (one without
+ * IW_F_NO_PORT_MAP): its socket stands for the card's own TCP endpoint on
+ * the mapped port, which the mapper holds in the host stack (a socket of
+ * ours in kernel mode, iwpmd's in daemon mode). The endpoint shares the
+ * port with that hold, as a card's TCP would: its bind() and listen() skip
+ * the host's conflict check (SK_FORCE_REUSE, as TCP_REPAIR does), while
+ * everyone else still finds the port taken by the hold. Unmapped ids bind
+ * as host sockets do.
+ */
+void hcm_sock_share_mapped(struct socket *sock, const struct iw_cm_id *cm_id)
+{
+	if (cm_id->mapped)
+		sock->sk->sk_reuse = SK_FORCE_REUSE;
+}
+
+/* Once bound (and listening): back to a host socket's setting. */
+void hcm_sock_unshare(struct socket *sock)
+{
+	sock->sk->sk_reuse = SK_CAN_REUSE;
 }
 
 /* ---- listeners ---- */
@@ -377,7 +399,7 @@ static int hcm_listen_bind_dev(struct hcm_listener *lis,
 	struct net_device *ndev;
 	int ret = 0;
 
-	if (!hcm_addr_any(&cm_id->local_addr))
+	if (!hcm_addr_any(&cm_id->m_local_addr))
 		return 0;
 	ndev = ib_device_get_netdev(cm_id->device, 1);
 	if (!ndev)
@@ -392,7 +414,8 @@ static int hcm_listen_bind_dev(struct hcm_listener *lis,
 
 static int hcm_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 {
-	struct sockaddr_storage *laddr = &cm_id->local_addr;
+	/* The mapped address: the id's own unless the port mapper mapped it. */
+	struct sockaddr_storage *laddr = &cm_id->m_local_addr;
 	const struct orcm_iw_host_ops *ops;
 	struct hcm_listener *lis;
 	struct sockaddr_storage bound;
@@ -426,15 +449,18 @@ static int hcm_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 		goto out_sock;
 	if (ret > 0)
 		goto dormant;
+	hcm_sock_share_mapped(lis->sock, cm_id);
 	ret = kernel_bind(lis->sock, (struct sockaddr *)laddr, sizeof(*laddr));
 	if (ret)
 		goto out_sock;
 	ret = kernel_listen(lis->sock, backlog);
 	if (ret)
 		goto out_sock;
-	/* Port 0: the host picked one; the id reports it. */
+	hcm_sock_unshare(lis->sock);
+	/* Port 0 (never mapped): the host picked one; the id reports it. */
 	memset(&bound, 0, sizeof(bound));
-	if (kernel_getsockname(lis->sock, (struct sockaddr *)&bound) >= 0) {
+	if (!cm_id->mapped &&
+	    kernel_getsockname(lis->sock, (struct sockaddr *)&bound) >= 0) {
 		cm_id->local_addr = bound;
 		cm_id->m_local_addr = bound;
 	}

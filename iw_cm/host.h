@@ -27,6 +27,7 @@ extern unsigned int hcm_p2p_type;
 extern unsigned int hcm_connect_timeout_ms;
 extern unsigned int hcm_mpa_req_timeout_ms;
 extern unsigned int hcm_mpa_rep_timeout_ms;
+extern unsigned int hcm_rtr_timeout_ms;
 extern unsigned int hcm_max_half_open;
 extern atomic_long_t hcm_half_open_refused;
 
@@ -98,6 +99,7 @@ struct orcm_iw_conn {
 	bool released;			/* orcm_iw_conn_released() */
 	int release_status;
 	bool est_sent, disc_sent;
+	bool rtr_expired;		/* no RTR within rtr_timeout_ms */
 
 	/*
 	 * Owned by whoever owns the connection by @state (the work, or
@@ -133,6 +135,8 @@ void hcm_conn_abort(struct orcm_iw_conn *conn);
 /* host.c */
 void hcm_listener_put(struct hcm_listener *lis);
 int hcm_sock_create(struct net *net, int family, struct socket **res);
+void hcm_sock_share_mapped(struct socket *sock, const struct iw_cm_id *cm_id);
+void hcm_sock_unshare(struct socket *sock);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 void orcm_iw_host_listener_stats(struct iw_cm_id *cm_id,

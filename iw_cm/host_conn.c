@@ -19,7 +19,9 @@
  * Events, in order, from the work only: CONNECT_REPLY (active) or
  * ESTABLISHED (passive: at once, or after the peer-to-peer RTR), then
  * DISCONNECT, then CLOSE. A passive connection that dies before its RTR
- * gets ESTABLISHED with a negative status and nothing after.
+ * gets ESTABLISHED with a negative status and nothing after; one whose RTR
+ * does not come within rtr_timeout_ms is made to die (QP to ERR: the
+ * driver resets the connection), and gets ESTABLISHED with -ETIMEDOUT.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,6 +36,7 @@
 #include <rdma/iw_cm.h>
 
 #include "host.h"
+#include "iwcm.h"
 
 static void hcm_conn_free(struct kref *kref)
 {
@@ -290,12 +293,29 @@ static void hcm_conn_fail(struct orcm_iw_conn *conn, int status,
  * After ATTACHED: deliver what the driver's upcalls have made due, in
  * order, then end the machine once CLOSE (or a failed ESTABLISHED) went.
  */
-static void hcm_conn_deliver(struct orcm_iw_conn *conn)
+static void hcm_conn_deliver(struct orcm_iw_conn *conn, bool timed_out)
 {
 	struct iw_cm_event ev;
 	struct iw_cm_id *cm_id;
 	unsigned long flags;
 	bool last = false;
+
+	/*
+	 * A responder still without its RTR: the peer is not coming. The
+	 * driver owns the socket, so it is asked to reset the connection;
+	 * its orcm_iw_conn_released() then ends the wait below.
+	 */
+	if (timed_out) {
+		spin_lock_irqsave(&conn->lock, flags);
+		timed_out = !conn->initiator && conn->params.p2p &&
+			    !conn->est_sent && !conn->released &&
+			    !conn->rtr_expired;
+		if (timed_out)
+			conn->rtr_expired = true;
+		spin_unlock_irqrestore(&conn->lock, flags);
+		if (timed_out)
+			iwcm_modify_qp_state(conn->qp, IB_QPS_ERR);
+	}
 
 	for (;;) {
 		spin_lock_irqsave(&conn->lock, flags);
@@ -315,10 +335,13 @@ static void hcm_conn_deliver(struct orcm_iw_conn *conn)
 			if (conn->initiator)
 				hcm_event_pd(&ev, conn->rep.pd,
 					     conn->rep.pd_len);
+			else if (conn->params.p2p)
+				hcm_conn_disarm(conn);	/* the RTR came */
 		} else if (!conn->est_sent && conn->released) {
 			/* The responder's connection died before its RTR. */
 			conn->est_sent = true;
 			hcm_event_init(conn, &ev, IW_CM_EVENT_ESTABLISHED,
+				       conn->rtr_expired ? -ETIMEDOUT :
 				       conn->release_status ?: -ECONNRESET);
 			last = true;
 		} else if (!conn->est_sent) {
@@ -426,7 +449,7 @@ static void hcm_active_reply(struct orcm_iw_conn *conn, bool timed_out)
 		hcm_conn_fail(conn, -ECONNRESET, NULL, 0);
 		return;
 	}
-	hcm_conn_deliver(conn);
+	hcm_conn_deliver(conn, false);
 }
 
 /**
@@ -443,7 +466,9 @@ static void hcm_active_reply(struct orcm_iw_conn *conn, bool timed_out)
 int hcm_conn_connect(struct orcm_iw_conn *conn, struct iw_cm_id *cm_id,
 		     struct iw_cm_conn_param *param, struct net *net)
 {
-	struct sockaddr_storage *laddr = &cm_id->local_addr;
+	/* The mapped addresses: the id's own unless the port mapper mapped it. */
+	struct sockaddr_storage *laddr = &cm_id->m_local_addr;
+	struct sockaddr_storage *raddr = &cm_id->m_remote_addr;
 	struct orcm_mpa_local loc = {};
 	struct sockaddr_in *sin;
 	struct sockaddr_in6 *sin6;
@@ -471,7 +496,7 @@ int hcm_conn_connect(struct orcm_iw_conn *conn, struct iw_cm_id *cm_id,
 	orcm_mpa_make_request(&loc, conn->pd, param->private_data_len,
 			      &conn->req);
 
-	ret = hcm_sock_create(net, cm_id->remote_addr.ss_family, &conn->sock);
+	ret = hcm_sock_create(net, raddr->ss_family, &conn->sock);
 	if (ret)
 		goto out_free;
 	if (laddr->ss_family == AF_INET) {
@@ -483,13 +508,15 @@ int hcm_conn_connect(struct orcm_iw_conn *conn, struct iw_cm_id *cm_id,
 		bind = !ipv6_addr_any(&sin6->sin6_addr) || sin6->sin6_port;
 	}
 	if (bind) {
+		hcm_sock_share_mapped(conn->sock, cm_id);
 		ret = kernel_bind(conn->sock, (struct sockaddr *)laddr,
 				  sizeof(*laddr));
+		hcm_sock_unshare(conn->sock);
 		if (ret)
 			goto out_sock;
 	}
-	ret = kernel_connect(conn->sock, (struct sockaddr *)&cm_id->remote_addr,
-			     sizeof(cm_id->remote_addr), O_NONBLOCK);
+	ret = kernel_connect(conn->sock, (struct sockaddr *)raddr,
+			     sizeof(*raddr), O_NONBLOCK);
 	if (ret && ret != -EINPROGRESS)
 		goto out_sock;
 
@@ -685,6 +712,8 @@ int hcm_conn_accept(struct orcm_iw_conn *conn, struct iw_cm_id *cm_id,
 	ret = hcm_conn_attach(conn);
 	if (ret)
 		goto out_fail;
+	if (conn->params.p2p)
+		hcm_conn_arm(conn, READ_ONCE(hcm_rtr_timeout_ms));
 	hcm_conn_queue(conn);		/* ESTABLISHED, now or after RTR */
 	hcm_conn_put(conn);		/* the child id's */
 	return 0;
@@ -760,7 +789,7 @@ static void hcm_conn_work(struct work_struct *work)
 		hcm_passive_waiting(conn);
 		break;
 	case HCM_ATTACHED:
-		hcm_conn_deliver(conn);
+		hcm_conn_deliver(conn, timed_out);
 		break;
 	case HCM_ACCEPTING:
 	case HCM_DEAD:

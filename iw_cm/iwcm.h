@@ -147,7 +147,6 @@ int iwcm_modify_qp_state(struct ib_qp *qp, enum ib_qp_state qp_state);
 /* host.c */
 void iwcm_host_put_net(struct iwcm_id_priv *priv);
 struct net *iwcm_id_net(struct iw_cm_id *cm_id);
-bool iwcm_dev_is_host(struct ib_device *dev);
 int iwcm_host_init(void);
 void iwcm_host_exit(void);
 

@@ -4,7 +4,9 @@
  * remote info, and the hooks iw_cm calls (see iwpm.h for the modes).
  *
  * Only ids of devices without IW_F_NO_PORT_MAP are mapped (siw and the
- * host-stack model use host ports already). A listener is mapped at
+ * host-stack model use host ports already). A host-stack device that
+ * leaves the flag unset is an offloaded-CM device whose "card" TCP is the
+ * host CM: it is mapped like any other (include/openrdma/iw_host.h). A listener is mapped at
  * iw_cm_listen(), an active id at iw_cm_connect() (daemon mode also asks
  * for the peer listener's mapping then), and the mapping goes at destroy.
  *
@@ -401,7 +403,7 @@ static int iwpm_map(struct iwcm_id_priv *priv, bool active)
 	id->mapped = false;
 	mode = READ_ONCE(iwpm_mode);
 	if ((id->device->iw_driver_flags & IW_F_NO_PORT_MAP) ||
-	    iwcm_dev_is_host(id->device) || mode == IWPM_MODE_OFF)
+	    mode == IWPM_MODE_OFF)
 		return 0;
 
 	m = kzalloc(sizeof(*m), GFP_KERNEL);

@@ -15,6 +15,21 @@
 
 #include "sr_verbs.h"
 
+/*
+ * Which iWARP CM model a device added from now on plays (read at `rdma
+ * link add`). Host-stack (default): iw_cm makes the connection with host
+ * sockets on the id's own ports, IW_F_NO_PORT_MAP. Offloaded CM: the
+ * device stands for a card that runs TCP and MPA itself with the host's
+ * addresses, so it leaves IW_F_NO_PORT_MAP unset and iw_cm's port mapper
+ * (iwpmd, or the kernel reservation) gives its ids mapped ports; the
+ * card's TCP endpoints are those of iw_cm's host CM, bound to the mapped
+ * addresses beside the mapper's hold (include/openrdma/iw_host.h).
+ */
+static bool sr_offload_cm;
+module_param_named(offload_cm, sr_offload_cm, bool, 0644);
+MODULE_PARM_DESC(offload_cm,
+		 "Devices added from now on are offloaded-CM RNICs: their ports go through the iWARP port mapper (default off: host-stack model, host ports)");
+
 /* All softrnic devices; sr_dev_list_lock protects the list. */
 static LIST_HEAD(sr_dev_list);
 static DEFINE_MUTEX(sr_dev_list_lock);
@@ -124,7 +139,7 @@ static struct sr_dev *sr_dev_alloc(struct net_device *ndev)
 					       ndev->ifindex);
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = num_possible_cpus();
-	ibdev->iw_driver_flags = IW_F_NO_PORT_MAP;
+	ibdev->iw_driver_flags = READ_ONCE(sr_offload_cm) ? 0 : IW_F_NO_PORT_MAP;
 	strscpy(ibdev->iw_ifname, ndev->name, sizeof(ibdev->iw_ifname));
 	ib_set_device_ops(ibdev, &sr_dev_ops);
 	ib_set_device_ops(ibdev, &orcm_iw_host_device_ops);

@@ -10,6 +10,12 @@
  * iw_add_ref/iw_rem_ref/iw_get_qp, and sets IW_F_NO_PORT_MAP: its ports are
  * real host ports.
  *
+ * A driver that leaves IW_F_NO_PORT_MAP unset plays an offloaded-CM RNIC
+ * (softrnic's offload_cm): iw_cm treats it as a card that runs TCP and MPA
+ * itself and maps its ids' ports (iwpmd, or host ports iw_cm holds), and
+ * the host CM, as the card's TCP, binds its sockets to the mapped
+ * addresses beside the port mapper's hold on them.
+ *
  * The host CM makes the TCP connection with in-kernel sockets in the id's
  * network namespace (orcm_iw_cm_set_net(), else the caller's), runs the MPA
  * exchange (RFC 5044 revision 1, RFC 6581 revision 2) and then calls

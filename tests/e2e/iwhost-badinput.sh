@@ -5,7 +5,8 @@
 # clients come from siwA). Good MPA revision 1 and 2 requests (peer-to-peer
 # with SEND, WRITE and READ RTR, CRC, markers) are accepted; every request
 # that breaks MPA ends in a reject or a close, the slow ones within iw_cm's
-# request timeout (mpa_req_timeout_ms, 3 s here); after each, the listener
+# request timeout (mpa_req_timeout_ms, 3 s here), an initiator that never
+# sends its RTR within rtr_timeout_ms (3 s); after each, the listener
 # still serves a good client. Thousands of idle connects: beyond
 # max_half_open they are refused at once (counted in half_open_refused) and
 # the listener serves again once they are gone. Nothing leaks.
@@ -21,6 +22,7 @@ PEER_TIMEOUT=10
 # shellcheck source=tests/e2e/mpa-peer.bash
 . "$(dirname "$0")/mpa-peer.bash"
 iwcm_param mpa_req_timeout_ms 3000
+iwcm_param rtr_timeout_ms 3000
 setup_pair siw softrnic
 start_listener
 serves before
@@ -45,6 +47,9 @@ peer_bg pd-short close,rst pd-short --pd-length 100 --pd-send 10
 peer_bg truncated-silent close,rst truncated --send-bytes 12 --no-fin
 peer_bg slowloris close,rst slowloris --interval 200
 peer_bg silent close,rst idle --count 20
+# A peer-to-peer initiator that takes the reply and never sends its RTR: the
+# responder resets the connection after rtr_timeout_ms (3 s here).
+peer_bg no-rtr rst,close good --rev 2 --p2p --rtr write --no-rtr
 
 # Requests that break MPA: a reject frame (then a close) or a close.
 bad bad-key "$BAD" bad-key

@@ -33,6 +33,7 @@
 
 #include "iw_cm/host.h"
 #include "iw_cm/iwcm.h"
+#include "iw_cm/iwpm.h"
 #include "iw_cm/mpa.h"
 
 #define QPN_INI		1
@@ -74,7 +75,8 @@ struct hk_ctx {
 	int nr_children, taken;		/* made; handed to the test */
 
 	/* Saved module parameters, restored at the end. */
-	unsigned int rev, p2p_type, req_ms, rep_ms, conn_ms, max_half_open;
+	unsigned int rev, p2p_type, req_ms, rep_ms, rtr_ms, conn_ms;
+	unsigned int max_half_open;
 	bool crc, markers, p2p;
 };
 
@@ -461,6 +463,7 @@ static void hk_ctx_cleanup(void *arg)
 	WRITE_ONCE(hcm_p2p_type, ctx->p2p_type);
 	WRITE_ONCE(hcm_mpa_req_timeout_ms, ctx->req_ms);
 	WRITE_ONCE(hcm_mpa_rep_timeout_ms, ctx->rep_ms);
+	WRITE_ONCE(hcm_rtr_timeout_ms, ctx->rtr_ms);
 	WRITE_ONCE(hcm_connect_timeout_ms, ctx->conn_ms);
 	WRITE_ONCE(hcm_max_half_open, ctx->max_half_open);
 	/* Let queued work of the test's connections finish. */
@@ -478,6 +481,8 @@ static int hk_init(struct kunit *test)
 	if (!ctx)
 		return -ENOMEM;
 	ib_set_device_ops(&ctx->dev, &orcm_iw_host_device_ops);
+	/* A host-model device: its ports are host ports, never mapped. */
+	ctx->dev.iw_driver_flags = IW_F_NO_PORT_MAP;
 	ctx->dev.ops.iw_add_ref = hk_iw_add_ref;
 	ctx->dev.ops.iw_rem_ref = hk_iw_rem_ref;
 	ctx->dev.ops.iw_get_qp = hk_iw_get_qp;
@@ -503,6 +508,7 @@ static int hk_init(struct kunit *test)
 	ctx->p2p_type = hcm_p2p_type;
 	ctx->req_ms = hcm_mpa_req_timeout_ms;
 	ctx->rep_ms = hcm_mpa_rep_timeout_ms;
+	ctx->rtr_ms = hcm_rtr_timeout_ms;
 	ctx->conn_ms = hcm_connect_timeout_ms;
 	ctx->max_half_open = hcm_max_half_open;
 	test->priv = ctx;
@@ -1044,6 +1050,89 @@ static void hk_test_backlog_and_host_port(struct kunit *test)
 					  sizeof(ss)), 0);
 }
 
+static void hk_restore_iwpm_mode(void *mode)
+{
+	iwpm_test_set_mode((long)mode);
+}
+
+/* -EADDRINUSE or 0: can a host socket with SO_REUSEADDR bind @port? */
+static int hk_try_bind(struct kunit *test, u16 port)
+{
+	struct socket *s = hk_raw_sock(test);
+	struct sockaddr_storage ss;
+
+	/* Past TIME_WAIT of our own closed connections, not past a holder. */
+	s->sk->sk_reuse = SK_CAN_REUSE;
+	hk_set_sin(&ss, LOOPBACK, port);
+	return kernel_bind(s, (struct sockaddr *)&ss, sizeof(ss));
+}
+
+/*
+ * A host-CM device without IW_F_NO_PORT_MAP plays an offloaded-CM RNIC:
+ * iw_cm maps its ids' ports (kernel mode: host ports it holds), the host
+ * CM's sockets sit on the mapped ports beside the holds, and no host
+ * socket gets those ports until the ids are gone.
+ */
+static void hk_test_offloaded_mapped(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_conn_param ap = { .qpn = QPN_RSP, .ird = 1, .ord = 1 };
+	struct iw_cm_conn_param cp = { .qpn = QPN_INI, .ird = 1, .ord = 1 };
+	struct hk_params p = { .rev = 2 };
+	struct iw_cm_id *lid, *aid, *child;
+	struct sockaddr_storage peer;
+	struct socket *tmp;
+	u16 port, aport;
+	long old;
+	int i;
+
+	hk_set_params(&p);
+	ctx->dev.iw_driver_flags = 0;
+	old = iwpm_test_set_mode(IWPM_MODE_KERNEL);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							hk_restore_iwpm_mode,
+							(void *)old), 0);
+	/* A port the host has free: it picks one for a socket we close. */
+	tmp = hk_raw_listen(test, &port);
+	kunit_release_action(test, hk_sock_release_action, tmp);
+
+	lid = hk_new_id(test);
+	hk_set_sin(&lid->local_addr, LOOPBACK, port);
+	KUNIT_ASSERT_EQ(test, iw_cm_listen(lid, 4), 0);
+	KUNIT_EXPECT_TRUE(test, lid->mapped);
+	KUNIT_EXPECT_EQ(test, hk_port(&lid->m_local_addr), port);
+	KUNIT_EXPECT_EQ(test, hk_try_bind(test, port), -EADDRINUSE);
+
+	aid = hk_new_id(test);
+	hk_set_sin(&aid->local_addr, LOOPBACK, 0);
+	hk_set_sin(&aid->remote_addr, LOOPBACK, port);
+	KUNIT_ASSERT_EQ(test, iw_cm_connect(aid, &cp), 0);
+	KUNIT_EXPECT_TRUE(test, aid->mapped);
+	aport = hk_port(&aid->m_local_addr);
+	KUNIT_EXPECT_NE(test, aport, 0);
+	child = hk_child(test, NULL);
+	KUNIT_ASSERT_EQ(test, iw_cm_accept(child, &ap), 0);
+	i = hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].status, 0);
+	/* The connection runs from the active id's mapped port... */
+	KUNIT_ASSERT_TRUE(test, ctx->qps[QPN_RSP].attached);
+	memset(&peer, 0, sizeof(peer));
+	KUNIT_ASSERT_GE(test, kernel_getpeername(ctx->qps[QPN_RSP].sock,
+						 (struct sockaddr *)&peer), 0);
+	KUNIT_EXPECT_EQ(test, hk_port(&peer), aport);
+	/* ...which the host does not give out either. */
+	KUNIT_EXPECT_EQ(test, hk_try_bind(test, aport), -EADDRINUSE);
+
+	hk_destroy(test, aid);
+	hk_destroy(test, child);
+	hk_destroy(test, lid);
+	orcm_iw_host_flush();
+	iwcm_flush_events();
+	KUNIT_EXPECT_EQ(test, hk_try_bind(test, port), 0);
+	KUNIT_EXPECT_EQ(test, hk_try_bind(test, aport), 0);
+}
+
 /* Destroy in every state. */
 static void hk_test_destroy_listener_half_open(struct kunit *test)
 {
@@ -1133,13 +1222,16 @@ static void hk_test_disconnect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hk_nr_events(ctx), i + 1);
 }
 
-static void hk_test_rsp_dies_before_rtr(struct kunit *test)
+/*
+ * A peer-to-peer pair up to the initiator's CONNECT_REPLY; the responder
+ * waits for the RTR (the mock never reports the initiator's "RTR!").
+ */
+static struct iw_cm_id *hk_p2p_accepted(struct kunit *test)
 {
 	struct hk_ctx *ctx = test->priv;
 	struct iw_cm_conn_param ap = { .qpn = QPN_RSP, .ird = 1, .ord = 1 };
 	struct hk_params p = P2P2(ORCM_IW_RTR_WRITE);
 	struct iw_cm_id *aid, *child;
-	int i;
 	u16 port;
 
 	hk_set_params(&p);
@@ -1148,6 +1240,15 @@ static void hk_test_rsp_dies_before_rtr(struct kunit *test)
 	child = hk_child(test, NULL);
 	KUNIT_ASSERT_EQ(test, iw_cm_accept(child, &ap), 0);
 	KUNIT_ASSERT_GE(test, hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY), 0);
+	return child;
+}
+
+static void hk_test_rsp_dies_before_rtr(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_id *child = hk_p2p_accepted(test);
+	int i;
+
 	hk_release(&ctx->qps[QPN_RSP], -ECONNRESET);
 	i = hk_wait(ctx, child, IW_CM_EVENT_ESTABLISHED);
 	KUNIT_ASSERT_GE(test, i, 0);
@@ -1155,6 +1256,29 @@ static void hk_test_rsp_dies_before_rtr(struct kunit *test)
 	iwcm_flush_events();
 	KUNIT_EXPECT_EQ(test, iwcm_id_state(child), IWCM_IDLE);
 	KUNIT_EXPECT_LT(test, hk_find(ctx, child, IW_CM_EVENT_CLOSE), 0);
+}
+
+/* An initiator that never sends its RTR: the responder gives up on it. */
+static void hk_test_rtr_timeout(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_id *child;
+	int i;
+
+	WRITE_ONCE(hcm_rtr_timeout_ms, 200);
+	child = hk_p2p_accepted(test);
+	i = hk_wait(ctx, child, IW_CM_EVENT_ESTABLISHED);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].status, -ETIMEDOUT);
+	/* The driver was told to reset the connection... */
+	KUNIT_EXPECT_TRUE(test, ctx->qps[QPN_RSP].released);
+	iwcm_flush_events();
+	KUNIT_EXPECT_EQ(test, iwcm_id_state(child), IWCM_IDLE);
+	KUNIT_EXPECT_LT(test, hk_find(ctx, child, IW_CM_EVENT_CLOSE), 0);
+	/* ...so the id goes at once, and the initiator sees the reset. */
+	hk_destroy(test, child);
+	KUNIT_EXPECT_TRUE(test, hk_closed_within(ctx->qps[QPN_INI].sock,
+						 2000));
 }
 
 static void hk_test_attach_fails(struct kunit *test)
@@ -1207,11 +1331,13 @@ static struct kunit_case iw_host_cases[] = {
 	KUNIT_CASE_PARAM(hk_test_bad_request, bad_request_gen_params),
 	KUNIT_CASE(hk_test_half_open_cap),
 	KUNIT_CASE(hk_test_backlog_and_host_port),
+	KUNIT_CASE(hk_test_offloaded_mapped),
 	KUNIT_CASE(hk_test_destroy_listener_half_open),
 	KUNIT_CASE(hk_test_destroy_child_unanswered),
 	KUNIT_CASE(hk_test_destroy_connecting),
 	KUNIT_CASE(hk_test_disconnect),
 	KUNIT_CASE(hk_test_rsp_dies_before_rtr),
+	KUNIT_CASE(hk_test_rtr_timeout),
 	KUNIT_CASE(hk_test_attach_fails),
 	{}
 };

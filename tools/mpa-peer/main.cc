@@ -7,7 +7,8 @@
 //
 // Scenarios (the request is MPA revision --rev, default 1):
 //   good              a well-formed request; with --rev 2 --p2p the RTR
-//                     (the type the reply picked) follows the reply
+//                     (the type the reply picked) follows the reply, or
+//                     with --no-rtr never does (silence until -t)
 //   bad-key           request key "MPA ID Bad Frame"
 //   bad-rev           revision --rev (default 3)
 //   pd-over-max       PD_Length --pd-length (default 513) > 512, all sent
@@ -97,7 +98,7 @@ peer::Options parse(int argc, char **argv)
 	enum {
 		kRev = 256, kCrc, kNoCrc, kMarkers, kP2p, kRtr, kIrd, kOrd, kPd, kPdLength,
 		kPdSend, kSendBytes, kFin, kNoFin, kCount, kInterval, kCorrupt, kSettle,
-		kHold, kMinFast, kFast, kNoEnhanced,
+		kHold, kMinFast, kFast, kNoEnhanced, kNoRtr,
 	};
 	static const option longopts[] = {
 		{"addr", required_argument, nullptr, 'a'},
@@ -110,6 +111,7 @@ peer::Options parse(int argc, char **argv)
 		{"markers", no_argument, nullptr, kMarkers},
 		{"p2p", no_argument, nullptr, kP2p},
 		{"rtr", required_argument, nullptr, kRtr},
+		{"no-rtr", no_argument, nullptr, kNoRtr},
 		{"ird", required_argument, nullptr, kIrd},
 		{"ord", required_argument, nullptr, kOrd},
 		{"no-enhanced", no_argument, nullptr, kNoEnhanced},
@@ -141,6 +143,7 @@ peer::Options parse(int argc, char **argv)
 		case kMarkers: o.markers = true; break;
 		case kP2p: o.p2p = true; break;
 		case kRtr: o.rtr = split(optarg); break;
+		case kNoRtr: o.send_rtr = false; break;
 		case kIrd: o.ird = static_cast<int>(num(optarg, "ird")); break;
 		case kOrd: o.ord = static_cast<int>(num(optarg, "ord")); break;
 		case kNoEnhanced: o.enhanced = false; break;

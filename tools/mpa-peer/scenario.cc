@@ -196,6 +196,16 @@ Result handshake(const Options &o, const mpa::Frame &req, const Bytes &wire, boo
 	if (v.outcome != "accept")
 		return outcome(v.outcome, v.detail, t0);
 
+	if (v.rtr != mpa::Rtr::None && !o.send_rtr) {
+		// Never the RTR: what does the responder do within -t?
+		bool term = false;
+		v.detail += fmt("; agreed on the %s RTR, not sending it",
+				mpa::rtr_name(v.rtr));
+		Event e = read_fpdus(fd.get(), buf, v.crc, deadline, &term, v.detail);
+		if (term)
+			return outcome("terminate", v.detail, t0);
+		return outcome(end_name(e), v.detail + "; " + net::event_name(e), t0);
+	}
 	if (v.rtr != mpa::Rtr::None) {
 		auto seg = mpa::build_segment(mpa::rtr_segment(v.rtr));
 		int rc = net::send_all(fd.get(), mpa::build_fpdu(seg, v.crc));

@@ -22,6 +22,7 @@ struct Options {
 	bool markers = false;
 	bool p2p = false;
 	std::set<std::string> rtr; // offered RTR types (send, write, read)
+	bool send_rtr = true;	   // false: agree on an RTR, never send it
 	int ird = 1, ord = 1;
 	bool enhanced = true; // revision 2: the enhanced flag and IRD/ORD words
 	int pd = 0;	      // consumer private data bytes (after IRD/ORD)
