@@ -76,6 +76,7 @@ if [ "$quick" = 1 ]; then
 	: "${ORCM_BENCH_LISTENERS:=10}" "${ORCM_BENCH_CMTIME_RUNS:=1}" "${ORCM_BENCH_MEM:=1G}"
 	: "${ORCM_BENCH_NULL_COUNT:=300}" "${ORCM_BENCH_NULL_SWEEP:=1 64}"
 	: "${ORCM_BENCH_NULL_IDS:=0 1000}" "${ORCM_BENCH_NULL_LISTENERS:=1 100}"
+	: "${ORCM_BENCH_DP_BIG:=400}" "${ORCM_BENCH_DP_SMALL:=6400}"
 fi
 MEM=${ORCM_BENCH_MEM:-3G}
 VM_TIMEOUT=${ORCM_BENCH_TIMEOUT:-1700}
@@ -112,7 +113,7 @@ rm -rf "$MOD"
 mkdir -p "$MOD"
 cp "$ORCM_REPO/tests/bench/Kbuild" "$ORCM_REPO/tests/bench/cm_bench.c" \
 	"$ORCM_REPO/tests/bench/cm_acct.c" "$ORCM_REPO/tests/bench/cm_acct.h" \
-	"$ORCM_REPO/tests/bench/null_rnic.c" "$ORCM_REPO/tests/kunit/mock_rnic_ops.h" "$MOD/"
+	"$ORCM_REPO/tests/bench/null_rnic.c" "$ORCM_REPO/tests/bench/dp_bench.c" "$ORCM_REPO/tests/kunit/mock_rnic_ops.h" "$MOD/"
 log "building the bench driver in $MOD"
 make -C "$O" M="$MOD" ARCH=um -j"$ORCM_JOBS" modules >"$MOD.log" 2>&1 ||
 	{ tail -n 30 "$MOD.log" >&2; die "cm_bench.ko does not build (log: $MOD.log)"; }
@@ -129,6 +130,7 @@ mkdir -p "$RUN_DIR/uml"
 	echo "ORCM_BENCH_DIR=$BDIR"
 	echo "ORCM_BENCH_KO=$MOD/cm_bench.ko"
 	echo "ORCM_BENCH_NULL_KO=$MOD/null_rnic.ko"
+	echo "ORCM_BENCH_DP_KO=$MOD/dp_bench.ko"
 	echo "ORCM_BENCH_ACCT_KO=$MOD/cm_acct.ko"
 	echo "ORCM_BENCH_GUEST_TIMEOUT=$((VM_TIMEOUT - 30))"
 	# UML maps every vmalloc page with its own host mmap: this caps the
@@ -136,7 +138,7 @@ mkdir -p "$RUN_DIR/uml"
 	echo "ORCM_BENCH_HOST_MAX_MAP=$(cat /proc/sys/vm/max_map_count)"
 	for v in ROUNDS SERIAL SWEEP SWEEP_COUNT THREADS CONC COUNTS IDS LISTENERS \
 		CMTIME_CONNS CMTIME_RUNS RXE MEM_ROUNDS STEP_TIMEOUT SIW SOFTRNIC NULL NULL_COUNT \
-		NULL_SWEEP NULL_CONC NULL_IDS NULL_LISTENERS ACCT_LOCKS; do
+		NULL_SWEEP NULL_CONC NULL_IDS NULL_LISTENERS ACCT_LOCKS DP DP_BIG DP_SMALL; do
 		eval "val=\${ORCM_BENCH_$v:-}"
 		# shellcheck disable=SC2154 # set by the eval
 		[ -z "$val" ] || printf "ORCM_BENCH_%s='%s'\n" "$v" "$val"

@@ -55,6 +55,9 @@ set -uo pipefail
 : "${ORCM_BENCH_SIW:=1}"              # 0: skip the siw and TCP workloads
 : "${ORCM_BENCH_SOFTRNIC:=1}"         # 0: skip softrnic (ours only; runs
                                       # with the siw workloads, not alone)
+: "${ORCM_BENCH_DP:=1}"               # 0: skip the data-path runs (softrnic against siw)
+: "${ORCM_BENCH_DP_BIG:=2000}"        # 64 KiB messages per data-path run
+: "${ORCM_BENCH_DP_SMALL:=51200}"     # 64 B messages per run (a multiple of 64)
 : "${ORCM_BENCH_NULL:=1}"             # 0: skip the null RNIC (CM-only) runs
 : "${ORCM_BENCH_NULL_COUNT:=2000}"    # connections per null run
 : "${ORCM_BENCH_NULL_SWEEP:=1 16 64 256}" # in flight, null sweep
@@ -208,6 +211,7 @@ load_stack() {
 			return 1
 		fi
 	done
+	# shellcheck disable=SC2153 # ORCM_BENCH_KO comes from the env file
 	insmod "$ORCM_BENCH_KO" max_server_conns=$((ORCM_BENCH_MAX_COUNT + 4096)) || return 1
 	emit "stack stack=$STACK round=$ROUND" \
 		"rdma_cm=$(cat /sys/module/rdma_cm/srcversion 2>/dev/null || echo in-tree)" \
@@ -217,7 +221,7 @@ load_stack() {
 
 unload_stack() {
 	local m rc=0
-	for m in cm_bench softrnic rdma_ucm rdma_cm ib_cm iw_cm; do
+	for m in dp_bench cm_bench softrnic rdma_ucm rdma_cm ib_cm iw_cm; do
 		[ -d /sys/module/$m ] || continue
 		rmmod $m || { log "rmmod $m failed"; rc=1; }
 	done
@@ -321,6 +325,61 @@ softrnic_up() {
 softrnic_down() {
 	[ -d /sys/module/softrnic ] || return 0
 	rmmod softrnic || { log "rmmod softrnic failed"; return 1; }
+}
+
+# ---- data path: softrnic against siw, our stack ----------------------------
+DPD=/run/orcm/debug/dp_bench
+PORT_DP=7400
+
+# dp NS COMMAND...: one command to dp_bench.ko from netns NS.
+dp() {
+	local ns=$1 rc=0
+	shift
+	timeout -k 5 "$ORCM_BENCH_STEP_TIMEOUT" ip netns exec "$ns" sh -c "echo '$*' > $DPD/ctl" || rc=$?
+	[ "$rc" -eq 0 ] || log "dp_bench command failed (rc=$rc) in $ns: $*"
+	return "$rc"
+}
+
+# dp_one TRANSPORT SERVER_ADDR: the four runs over one connection each:
+# WRITE and SEND, 64 KiB (bandwidth) and 64 B (message rate).
+dp_one() {
+	local tr=$1 addr=$2 op size line rc=0
+	dp $NS_S serve addr="$addr" port=$PORT_DP || return 1
+	for op in write send; do
+		for size in 65536 64; do
+			if [ "$size" = 64 ]; then
+				dp $NS_C run dst="$addr" port=$PORT_DP op=$op size=64 \
+					count="$ORCM_BENCH_DP_SMALL" depth=64 || rc=1
+			else
+				dp $NS_C run dst="$addr" port=$PORT_DP op=$op size="$size" \
+					count="$ORCM_BENCH_DP_BIG" depth=16 || rc=1
+			fi
+		done
+	done
+	dp $NS_S unserve || rc=1
+	while IFS= read -r line; do
+		emit "dp stack=$STACK round=$ROUND transport=$tr $line"
+	done <"$DPD/results"
+	echo clear >"$DPD/ctl"
+	return $rc
+}
+
+# datapath_kernel: siw (vA/vB) and softrnic (vC/vD) over our stack, the
+# order alternating with the rounds.
+datapath_kernel() {
+	local rc=0 order="siw softrnic" t
+	[ $((ROUND % 2)) -eq 1 ] || order="softrnic siw"
+	insmod "$ORCM_BENCH_DP_KO" || return 1
+	for t in $order; do
+		log "data path over $t: WRITE and SEND, 64 KiB x $ORCM_BENCH_DP_BIG and 64 B x $ORCM_BENCH_DP_SMALL"
+		if [ "$t" = siw ]; then
+			dp_one siw $ADDR_S || rc=1
+		else
+			dp_one softrnic $ADDR_SRS || rc=1
+		fi
+	done
+	rmmod dp_bench || rc=1
+	return $rc
 }
 
 # ---- workloads -----------------------------------------------------------------
@@ -642,6 +701,9 @@ for ((ROUND = 1; ROUND <= ORCM_BENCH_ROUNDS; ROUND++)); do
 				emit "na stack=$s round=$ROUND transport=softrnic reason=needs-our-iw_cm"
 			elif softrnic_up; then
 				softrnic_kernel || emit "error stack=$s round=$ROUND what=softrnic_kernel"
+				if [ "$ORCM_BENCH_DP" = 1 ]; then
+					datapath_kernel || emit "error stack=$s round=$ROUND what=datapath"
+				fi
 			else
 				emit "error stack=$s round=$ROUND what=softrnic_up"
 			fi

@@ -624,6 +624,82 @@ def softrnic_absent(info, errors):
     return "not in this run"
 
 
+DP_CASES = (("write", 65536, "mbps", "MB/s"), ("write", 64, "kmps", "kmsg/s"),
+            ("send", 65536, "mbps", "MB/s"), ("send", 64, "kmps", "kmsg/s"))
+
+
+def datapath(records):
+    """dp_bench.ko over one connection, our stack: siw and softrnic per round.
+
+    {"op.size": {"siw": Series summary, "softrnic": ..., "ratio": per-round
+    softrnic/siw summary, "metric": "mbps"|"kmps"}}, plus "bad" (SENDs whose
+    payload the server found wrong) and "errors" (failed runs)."""
+    out = {"cases": {}, "bad": 0, "received": 0, "errors": []}
+    for op, size, metric, unit in DP_CASES:
+        per = {"siw": {}, "softrnic": {}}
+        for r in records:
+            if (r["record"] == "dp" and r.get("op") == op and r.get("size") == size
+                    and r.get("transport") in per and metric in r):
+                per[r["transport"]][r.get("round")] = r[metric]
+        case = {"metric": metric, "unit": unit}
+        for t, vals in per.items():
+            ser = Series()
+            for rnd in sorted(vals):
+                ser.add(vals[rnd])
+            case[t] = ser.summary()
+        ratio = Series()
+        for rnd in sorted(set(per["siw"]) & set(per["softrnic"])):
+            if per["siw"][rnd]:
+                ratio.add(per["softrnic"][rnd] / per["siw"][rnd])
+        case["ratio"] = ratio.summary()
+        out["cases"]["%s.%d" % (op, size)] = case
+    for r in records:
+        if r["record"] != "dp":
+            continue
+        if "error" in r:
+            out["errors"].append(r)
+        if "bad" in r:
+            out["bad"] += r["bad"] if isinstance(r["bad"], int) else 0
+            out["received"] += r.get("received", 0) if isinstance(r.get("received"), int) else 0
+    return out
+
+
+def datapath_section(records):
+    """The issue's data-path target: softrnic at least siw's, one connection each."""
+    L = []
+    add = L.append
+    dp = datapath(records)
+    title = "Data path, softrnic against siw, our stack (tests/bench/dp_bench.ko; target: softrnic >= siw)"
+    if not any(c["siw"] or c["softrnic"] for c in dp["cases"].values()):
+        add(title + ": not measured (ORCM_BENCH_DP=0, or softrnic did not run)")
+        add("")
+        return L
+    add(title)
+    rows = [["op, message size", "unit", "siw", "softrnic", "softrnic/siw", "spread", "target"]]
+    for op, size, metric, unit in DP_CASES:
+        c = dp["cases"]["%s.%d" % (op, size)]
+        a = c["siw"]["median"] if c["siw"] else None
+        b = c["softrnic"]["median"] if c["softrnic"] else None
+        r = c["ratio"]
+        verdict = "-"
+        if r:
+            verdict = ("met" if r["min"] >= 1 else
+                       "median met" if r["median"] >= 1 else "not met")
+        rows.append(["%s %s" % ("RDMA WRITE" if op == "write" else "SEND",
+                                "64 KiB" if size == 65536 else "%d B" % size),
+                     unit, fmt(a, "%.0f"), fmt(b, "%.0f"),
+                     fmt(r and r["median"], "%.2fx"), spread(r["values"] if r else []), verdict])
+    add(render(rows))
+    add("  One connection per run, every WR signaled; 64 KiB: 16 in flight, 64 B: 64 in flight.")
+    add("  SEND runs in batches of the depth, each acknowledged by the server once it has")
+    add("  reposted its receives (iWARP has no receiver-not-ready retry), the same for both.")
+    add("  The server checked %d SEND payloads: %d wrong." % (dp["received"], dp["bad"]))
+    for e in dp["errors"]:
+        add("  error: " + " ".join("%s=%s" % (k, v) for k, v in e.items() if k != "record"))
+    add("")
+    return L
+
+
 def softrnic_section(summary, info, records, errors):
     """softrnic (host-stack model) against siw, both on our stack."""
     L = []
@@ -836,6 +912,7 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags, records=()
     add("")
 
     L.extend(softrnic_section(summary, info, records, errors))
+    L.extend(datapath_section(records))
 
     # Memory.
     add("Kernel memory (slab counters before/after, kB; a connection = both ends: 2 ids, 2 QPs, 2 sockets)")
@@ -1020,6 +1097,7 @@ def main():
         "units": units,
         "summary": summary,
         "softrnic_vs_siw": sr_targets,
+        "datapath": datapath(records),
         "limits": limits,
         "errors": errors,
         "splats": splats,
