@@ -123,6 +123,29 @@ u32 softrnic_mpa_encode(struct softrnic_mpa_tx *st, u8 *out,
 EXPORT_SYMBOL_IF_KUNIT(softrnic_mpa_encode);
 
 /*
+ * softrnic_mpa_encode() without the copy, for a stream without markers:
+ * the ULPDU is already at @buf + SOFTRNIC_MPA_HDR_LEN, and @buf has room
+ * for its pad and CRC after it. Returns the FPDU's octets.
+ */
+u32 softrnic_mpa_encode_inplace(struct softrnic_mpa_tx *st, u8 *buf,
+				u32 ulpdu_len)
+{
+	u32 pad = softrnic_mpa_pad(ulpdu_len);
+	u32 len = SOFTRNIC_MPA_HDR_LEN + ulpdu_len + pad;
+	u32 crc = 0;
+
+	put_unaligned_be16(ulpdu_len, buf);
+	memset(buf + SOFTRNIC_MPA_HDR_LEN + ulpdu_len, 0, pad);
+	if (st->crc)
+		crc = ~softrnic_mpa_crc(~0U, buf, len);
+	put_unaligned_le32(crc, buf + len);
+	len += SOFTRNIC_MPA_CRC_LEN;
+	st->pos += len;
+	return len;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrnic_mpa_encode_inplace);
+
+/*
  * RFC 5044 section 4.4: the largest ULPDU whose FPDU (with its markers)
  * fits one segment of @emss octets, keeping the FPDU a multiple of 4.
  */

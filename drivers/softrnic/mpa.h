@@ -51,6 +51,8 @@ u32 softrnic_mpa_crc(u32 crc, const void *buf, size_t len);
 u32 softrnic_mpa_wire_len(u32 pos, bool markers, u32 ulpdu_len);
 u32 softrnic_mpa_encode(struct softrnic_mpa_tx *st, u8 *out,
 			const void *ulpdu, u32 ulpdu_len);
+u32 softrnic_mpa_encode_inplace(struct softrnic_mpa_tx *st, u8 *buf,
+				u32 ulpdu_len);
 u32 softrnic_mulpdu(u32 emss, bool markers);
 u32 softrnic_emss(u32 mtu, bool ipv6, u32 tcp_opt_len);
 

@@ -90,6 +90,7 @@ struct sr_conn {
 	u32 mulpdu;
 	u8 *ulpdu;			/* @mulpdu octets */
 	u8 *txbuf;			/* one FPDU of @mulpdu, markers too */
+	bool tx_more;			/* more of its message follows (MSG_MORE) */
 	u32 tx_len, tx_sent;
 	struct siw_sqe cur;		/* the SQE being sent */
 	bool cur_valid;

@@ -221,7 +221,8 @@ static void sr_rel_work(struct work_struct *w)
 
 static void sr_conn_free(struct sr_conn *c)
 {
-	kvfree(c->ulpdu);
+	if (c->ulpdu != c->txbuf + SOFTRNIC_MPA_HDR_LEN)
+		kvfree(c->ulpdu);
 	kvfree(c->txbuf);
 	kvfree(c->rxbuf);
 	kvfree(c->rxchunk);
@@ -232,7 +233,9 @@ static void sr_conn_free(struct sr_conn *c)
 
 /*
  * Transmit buffers fit one FPDU of @mulpdu with its markers; the receive
- * buffer any FPDU the peer may send (65535 octets of ULPDU).
+ * buffer any FPDU the peer may send (65535 octets of ULPDU). Without
+ * markers the ULPDU is built where the FPDU carries it, in @txbuf, and
+ * framed there (softrnic_mpa_encode_inplace()): no copy.
  */
 static struct sr_conn *sr_conn_alloc(const struct orcm_iw_mpa_params *p,
 				     u32 mulpdu)
@@ -244,9 +247,12 @@ static struct sr_conn *sr_conn_alloc(const struct orcm_iw_mpa_params *p,
 		return NULL;
 	c->ird_size = min_t(u32, p->ird, SR_MAX_IRD) + 1;
 	c->ord_size = min_t(u32, p->ord, SR_MAX_ORD) + 1;
-	c->ulpdu = kvmalloc(mulpdu, GFP_KERNEL);
 	c->txbuf = kvmalloc(fpdu + SOFTRNIC_MPA_MARKER_LEN * (fpdu / 508 + 2),
 			    GFP_KERNEL);
+	if (!p->markers_tx)
+		c->ulpdu = c->txbuf ? c->txbuf + SOFTRNIC_MPA_HDR_LEN : NULL;
+	else
+		c->ulpdu = kvmalloc(mulpdu, GFP_KERNEL);
 	c->rxbuf = kvmalloc(SOFTRNIC_MPA_MAX_FPDU, GFP_KERNEL);
 	c->rxchunk = kvmalloc(SR_RX_CHUNK, GFP_KERNEL);
 	c->ird = kvcalloc(c->ird_size, sizeof(*c->ird), GFP_KERNEL);

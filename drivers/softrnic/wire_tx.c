@@ -30,7 +30,8 @@ static int tx_push(struct sr_conn *c, bool block)
 			.iov_len = c->tx_len - c->tx_sent,
 		};
 		struct msghdr msg = {
-			.msg_flags = MSG_NOSIGNAL | (block ? 0 : MSG_DONTWAIT),
+			.msg_flags = MSG_NOSIGNAL | (block ? 0 : MSG_DONTWAIT) |
+				     (c->tx_more ? MSG_MORE : 0),
 		};
 		int n = kernel_sendmsg(c->sock, &msg, &iov, 1, iov.iov_len);
 
@@ -49,8 +50,19 @@ static void tx_frame(struct sr_conn *c, const struct softrnic_ddp_hdr *h,
 {
 	u32 hl = softrnic_ddp_encode(h, c->ulpdu);
 
-	c->tx_len = softrnic_mpa_encode(&c->mtx, c->txbuf, c->ulpdu, hl + plen);
+	if (c->ulpdu == c->txbuf + SOFTRNIC_MPA_HDR_LEN)
+		c->tx_len = softrnic_mpa_encode_inplace(&c->mtx, c->txbuf,
+							hl + plen);
+	else
+		c->tx_len = softrnic_mpa_encode(&c->mtx, c->txbuf, c->ulpdu,
+						hl + plen);
 	c->tx_sent = 0;
+	/*
+	 * More FPDUs of this message follow at once: let TCP fill its
+	 * segments (and GSO its packets) past TCP_NODELAY, as siw does. The
+	 * last FPDU of a message is pushed.
+	 */
+	c->tx_more = !h->last;
 }
 
 static void tx_untagged(struct softrnic_ddp_hdr *h, u8 op, u32 qn, u32 msn,

@@ -117,6 +117,22 @@ static void sw_fpdu_encode(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.pos, 8 + n);
 }
 
+/* In place (no markers): the same octets, from the ULPDU where it goes. */
+static void sw_fpdu_encode_inplace(struct kunit *test)
+{
+	const struct sw_fpdu_case *c = test->param_value;
+	struct softrnic_mpa_tx st = { .pos = 8, .crc = c->crc };
+	u8 buf[64];
+	u32 n;
+
+	memset(buf, 0xa5, sizeof(buf));	/* the pad must be written */
+	memcpy(buf + SOFTRNIC_MPA_HDR_LEN, c->ulpdu, c->len);
+	n = softrnic_mpa_encode_inplace(&st, buf, c->len);
+	KUNIT_ASSERT_EQ(test, n, c->wire_len);
+	KUNIT_EXPECT_MEMEQ(test, buf, c->wire, n);
+	KUNIT_EXPECT_EQ(test, st.pos, 8 + n);
+}
+
 static void sw_fpdu_decode(struct kunit *test)
 {
 	const struct sw_fpdu_case *c = test->param_value;
@@ -630,6 +646,7 @@ static struct kunit_case sw_mpa_cases[] = {
 	KUNIT_CASE(sw_crc_check_value),
 	KUNIT_CASE_PARAM(sw_pad, sw_pad_gen_params),
 	KUNIT_CASE_PARAM(sw_fpdu_encode, sw_fpdu_gen_params),
+	KUNIT_CASE_PARAM(sw_fpdu_encode_inplace, sw_fpdu_gen_params),
 	KUNIT_CASE_PARAM(sw_fpdu_decode, sw_fpdu_gen_params),
 	KUNIT_CASE_PARAM(sw_fpdu_malformed, sw_bad_gen_params),
 	KUNIT_CASE(sw_marker_at_start),

@@ -56,8 +56,8 @@ set -uo pipefail
 : "${ORCM_BENCH_SOFTRNIC:=1}"         # 0: skip softrnic (ours only; runs
                                       # with the siw workloads, not alone)
 : "${ORCM_BENCH_DP:=1}"               # 0: skip the data-path runs (softrnic against siw)
-: "${ORCM_BENCH_DP_BIG:=2000}"        # 64 KiB messages per data-path run
-: "${ORCM_BENCH_DP_SMALL:=51200}"     # 64 B messages per run (a multiple of 64)
+: "${ORCM_BENCH_DP_BIG:=8000}"        # 64 KiB messages per data-path run
+: "${ORCM_BENCH_DP_SMALL:=204800}"    # 64 B messages per run (a multiple of 64)
 : "${ORCM_BENCH_NULL:=1}"             # 0: skip the null RNIC (CM-only) runs
 : "${ORCM_BENCH_NULL_COUNT:=2000}"    # connections per null run
 : "${ORCM_BENCH_NULL_SWEEP:=1 16 64 256}" # in flight, null sweep
