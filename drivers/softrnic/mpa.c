@@ -189,6 +189,7 @@ void softrnic_mpa_rx_next(struct softrnic_mpa_rx *st)
 	st->need = 0;
 	st->ulpdu_len = 0;
 	st->crc_acc = ~0U;
+	st->in_place = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(softrnic_mpa_rx_next);
 
@@ -212,17 +213,53 @@ static bool mpa_rx_marker(struct softrnic_mpa_rx *st, const u8 *data, u32 n)
 }
 
 /*
+ * Without markers, an FPDU that starts at @data and lies in it whole is
+ * checked where it is, not collected into st->buf: 1 (its ULPDU is then
+ * in @data, see softrnic_mpa_rx_ulpdu()), 0 when it is not whole there,
+ * -EPROTO on a bad CRC. *@used: its octets.
+ */
+static int mpa_rx_in_place(struct softrnic_mpa_rx *st, const u8 *data,
+			   u32 len, u32 *used, enum softrnic_mpa_rx_err *err)
+{
+	u32 ulen, flen;
+
+	if (st->markers || st->have || len < SOFTRNIC_MPA_HDR_LEN)
+		return 0;
+	ulen = get_unaligned_be16(data);
+	flen = softrnic_mpa_fpdu_len(ulen);
+	if (ulen < MPA_MIN_ULPDU || len < flen)
+		return 0;	/* short ones fail in the collecting path */
+	st->ulpdu_len = ulen;
+	st->need = flen;
+	st->have = flen;
+	st->pos += flen;
+	st->in_place = data;
+	*used = flen;
+	if (st->crc && get_unaligned_le32(data + flen - SOFTRNIC_MPA_CRC_LEN) !=
+	    ~softrnic_mpa_crc(~0U, data, flen - SOFTRNIC_MPA_CRC_LEN)) {
+		*err = SOFTRNIC_MPA_BAD_CRC;
+		return -EPROTO;
+	}
+	return 1;
+}
+
+/*
  * Consume up to @len octets of the stream. Returns 1 when an FPDU is
  * complete (stopping right after it), 0 when all of @data went into a
  * partial one, -EPROTO (with @err) on a protocol error. *@used: octets
- * consumed.
+ * consumed. The ULPDU of a complete FPDU may lie in @data: it is valid
+ * as long as @data is.
  */
 int softrnic_mpa_rx_feed(struct softrnic_mpa_rx *st, const u8 *data, u32 len,
 			 u32 *used, enum softrnic_mpa_rx_err *err)
 {
 	u32 off = 0;
+	int r;
 
 	*err = SOFTRNIC_MPA_OK;
+	r = mpa_rx_in_place(st, data, len, used, err);
+	if (r)
+		return r;
 	while (off < len) {
 		u32 want, n, crc_end;
 

@@ -77,6 +77,7 @@ struct softrnic_mpa_rx {
 	u8 marker[SOFTRNIC_MPA_MARKER_LEN];
 	u8 marker_have;		/* octets of a marker being skipped */
 	u8 *buf;		/* SOFTRNIC_MPA_MAX_FPDU octets */
+	const u8 *in_place;	/* the FPDU, whole in the caller's data */
 };
 
 void softrnic_mpa_rx_init(struct softrnic_mpa_rx *st, u8 *buf, bool crc,
@@ -88,7 +89,7 @@ static inline const u8 *softrnic_mpa_rx_ulpdu(const struct softrnic_mpa_rx *st,
 					      u32 *len)
 {
 	*len = st->ulpdu_len;
-	return st->buf + SOFTRNIC_MPA_HDR_LEN;
+	return (st->in_place ?: st->buf) + SOFTRNIC_MPA_HDR_LEN;
 }
 
 void softrnic_mpa_rx_next(struct softrnic_mpa_rx *st);

@@ -150,6 +150,18 @@ static void sw_fpdu_decode(struct kunit *test)
 	u = softrnic_mpa_rx_ulpdu(&rx, &len);
 	KUNIT_ASSERT_EQ(test, len, c->len);
 	KUNIT_EXPECT_MEMEQ(test, u, c->ulpdu, len);
+	/* Whole in the input and no markers: read where it lies, no copy. */
+	KUNIT_EXPECT_PTR_EQ(test, u, c->wire + SOFTRNIC_MPA_HDR_LEN);
+	/* The next FPDU, fed in two parts, is collected. */
+	softrnic_mpa_rx_next(&rx);
+	KUNIT_ASSERT_EQ(test, softrnic_mpa_rx_feed(&rx, c->wire, 5, &used,
+						   &err), 0);
+	KUNIT_ASSERT_EQ(test, softrnic_mpa_rx_feed(&rx, c->wire + 5,
+						   c->wire_len - 5, &used,
+						   &err), 1);
+	u = softrnic_mpa_rx_ulpdu(&rx, &len);
+	KUNIT_EXPECT_PTR_EQ(test, u, (const u8 *)buf + SOFTRNIC_MPA_HDR_LEN);
+	KUNIT_EXPECT_MEMEQ(test, u, c->ulpdu, len);
 }
 
 /* ---- malformed FPDUs --------------------------------------------------- */
