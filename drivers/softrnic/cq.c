@@ -7,7 +7,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/vmalloc.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "sr_verbs.h"
@@ -37,7 +36,7 @@ int sr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	cq->num_cqe = roundup_pow_of_two(attr->cqe);
 	len = cq->num_cqe * sizeof(*cq->queue) + sizeof(*cq->notify);
-	cq->queue = sr_ring_alloc(len);
+	cq->queue = sr_ring_alloc(len, udata);
 	if (!cq->queue) {
 		ret = -ENOMEM;
 		goto out_count;
@@ -63,7 +62,7 @@ int sr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 out_free:
 	sr_mmap_remove(cq->entry);
-	vfree(cq->queue);
+	sr_ring_free(cq->queue);
 out_count:
 	atomic_dec(&sdev->num_cq);
 	return ret;
@@ -74,7 +73,7 @@ int sr_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct sr_cq *cq = to_sr_cq(ibcq);
 
 	sr_mmap_remove(cq->entry);
-	vfree(cq->queue);
+	sr_ring_free(cq->queue);
 	atomic_dec(&to_sr_dev(ibcq->device)->num_cq);
 	return 0;
 }

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * softrnic: the rings shared with rdma-core's siw provider. Each ring is
- * vmalloc_user() memory; its mmap key is the offset of an
- * rdma_user_mmap_entry of the user context. The ring belongs to its object
- * (CQ, QP, SRQ), which vfree()s it on destroy; pages still mapped by the
- * process keep their own reference.
+ * softrnic: the rings of CQs, QPs and SRQs. A ring shared with rdma-core's
+ * siw provider is vmalloc_user() memory; its mmap key is the offset of an
+ * rdma_user_mmap_entry of the user context. A kernel object's ring is
+ * never mapped: kvzalloc(), which for the small rings kernel ULPs ask for
+ * is one slab object instead of whole vmalloc pages (and their mapping,
+ * the TLB flush on free, the vmap area's lock). The ring belongs to its
+ * object, which frees it with sr_ring_free() on destroy; pages still
+ * mapped by a process keep their own reference.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,9 +22,14 @@ struct sr_mmap_entry {
 	void *addr;
 };
 
-void *sr_ring_alloc(size_t len)
+void *sr_ring_alloc(size_t len, bool user)
 {
-	return vmalloc_user(len);
+	return user ? vmalloc_user(len) : kvzalloc(len, GFP_KERNEL);
+}
+
+void sr_ring_free(void *ring)
+{
+	kvfree(ring);
 }
 
 /* Returns the mmap key for rdma-core, SIW_INVAL_UOBJ_KEY on failure. */

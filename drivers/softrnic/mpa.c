@@ -11,14 +11,21 @@
  * is the first octet after the MPA request/reply); its FPDUPTR is the
  * distance back to the first octet of the FPDU it lies in (0 when the
  * FPDU starts at the marker).
+ *
+ * Receive: an FPDU is checked (and its ULPDU handed out) where it lies in
+ * the caller's data when it is whole there, or else collected in a buffer
+ * of the parser's own.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/visibility.h>
 #include <linux/export.h>
 #include <linux/crc32c.h>
+#include <linux/log2.h>
 #include <linux/math.h>
 #include <linux/minmax.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/unaligned.h>
 
@@ -171,16 +178,64 @@ u32 softrnic_emss(u32 mtu, bool ipv6, u32 tcp_opt_len)
 }
 EXPORT_SYMBOL_IF_KUNIT(softrnic_emss);
 
-void softrnic_mpa_rx_init(struct softrnic_mpa_rx *st, u8 *buf, bool crc,
-			  bool markers)
+/* The smallest ULPDU: a tagged DDP header. */
+#define MPA_MIN_ULPDU	14
+
+/*
+ * The buffer an FPDU split across reads is collected in starts at @size
+ * octets (the caller's guess of the peer's FPDU: its own, for a peer on
+ * the same path) and grows when a longer FPDU comes; one of 65535 octets
+ * would otherwise cost every connection 128 KiB.
+ */
+int softrnic_mpa_rx_init(struct softrnic_mpa_rx *st, u32 size, bool crc,
+			 bool markers)
 {
 	memset(st, 0, sizeof(*st));
-	st->buf = buf;
+	st->buf_size = clamp_t(u32, size,
+			       softrnic_mpa_fpdu_len(MPA_MIN_ULPDU),
+			       SOFTRNIC_MPA_MAX_FPDU);
+	st->buf = kvmalloc(st->buf_size, GFP_KERNEL);
+	if (!st->buf)
+		return -ENOMEM;
 	st->crc = crc;
 	st->markers = markers;
 	st->crc_acc = ~0U;
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(softrnic_mpa_rx_init);
+
+void softrnic_mpa_rx_destroy(struct softrnic_mpa_rx *st)
+{
+	kvfree(st->buf);
+	st->buf = NULL;
+	st->buf_size = 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrnic_mpa_rx_destroy);
+
+/*
+ * Room for an FPDU of @need octets, the @have collected kept. The receive
+ * path may run for the block layer's own I/O (NVMe-oF, iSER): no reclaim
+ * that waits for I/O.
+ */
+static int mpa_rx_grow(struct softrnic_mpa_rx *st, u32 need)
+{
+	u32 size = min_t(u32, roundup_pow_of_two(need), SOFTRNIC_MPA_MAX_FPDU);
+	unsigned int noio;
+	u8 *buf;
+
+	if (need <= st->buf_size)
+		return 0;
+	noio = memalloc_noio_save();
+	buf = kvmalloc(size, GFP_KERNEL);
+	memalloc_noio_restore(noio);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, st->buf, st->have);
+	kvfree(st->buf);
+	st->buf = buf;
+	st->buf_size = size;
+	return 0;
+}
 
 void softrnic_mpa_rx_next(struct softrnic_mpa_rx *st)
 {
@@ -192,9 +247,6 @@ void softrnic_mpa_rx_next(struct softrnic_mpa_rx *st)
 	st->in_place = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(softrnic_mpa_rx_next);
-
-/* The smallest ULPDU: a tagged DDP header. */
-#define MPA_MIN_ULPDU	14
 
 /* Take in (part of) a marker; false on a wrong FPDUPTR. */
 static bool mpa_rx_marker(struct softrnic_mpa_rx *st, const u8 *data, u32 n)
@@ -293,6 +345,10 @@ int softrnic_mpa_rx_feed(struct softrnic_mpa_rx *st, const u8 *data, u32 len,
 				break;
 			}
 			st->need = softrnic_mpa_fpdu_len(st->ulpdu_len);
+			if (mpa_rx_grow(st, st->need)) {
+				*err = SOFTRNIC_MPA_NOMEM;
+				break;
+			}
 			continue;
 		}
 		if (st->need && st->have == st->need) {

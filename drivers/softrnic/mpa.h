@@ -62,6 +62,7 @@ enum softrnic_mpa_rx_err {
 	SOFTRNIC_MPA_BAD_CRC,		/* LLP ecode 0x02 */
 	SOFTRNIC_MPA_BAD_MARKER,	/* LLP ecode 0x03 */
 	SOFTRNIC_MPA_SHORT,		/* ULPDU_Length below any DDP header */
+	SOFTRNIC_MPA_NOMEM,		/* no buffer for the FPDU to collect */
 };
 
 struct softrnic_mpa_rx {
@@ -76,12 +77,14 @@ struct softrnic_mpa_rx {
 	u32 crc_acc;		/* CRC over the wire octets so far */
 	u8 marker[SOFTRNIC_MPA_MARKER_LEN];
 	u8 marker_have;		/* octets of a marker being skipped */
-	u8 *buf;		/* SOFTRNIC_MPA_MAX_FPDU octets */
+	u8 *buf;		/* @buf_size octets, grown to fit the FPDU */
+	u32 buf_size;
 	const u8 *in_place;	/* the FPDU, whole in the caller's data */
 };
 
-void softrnic_mpa_rx_init(struct softrnic_mpa_rx *st, u8 *buf, bool crc,
-			  bool markers);
+int softrnic_mpa_rx_init(struct softrnic_mpa_rx *st, u32 size, bool crc,
+			 bool markers);
+void softrnic_mpa_rx_destroy(struct softrnic_mpa_rx *st);
 int softrnic_mpa_rx_feed(struct softrnic_mpa_rx *st, const u8 *data, u32 len,
 			 u32 *used, enum softrnic_mpa_rx_err *err);
 /* The ULPDU of the complete FPDU in @st->buf, then ready for the next. */

@@ -8,7 +8,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/vmalloc.h>
 #include <kunit/visibility.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -69,8 +68,8 @@ static void sr_qp_free_rings(struct sr_qp *qp)
 {
 	sr_mmap_remove(qp->sq_entry);
 	sr_mmap_remove(qp->rq_entry);
-	vfree(qp->sendq);
-	vfree(qp->recvq);
+	sr_ring_free(qp->sendq);
+	sr_ring_free(qp->recvq);
 }
 
 static int sr_qp_user_resp(struct sr_qp *qp, struct ib_udata *udata)
@@ -128,7 +127,8 @@ int sr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	qp->max_inline = SIW_MAX_INLINE;
 
 	qp->num_sqe = roundup_pow_of_two(max(attr->cap.max_send_wr, 1U));
-	qp->sendq = sr_ring_alloc(qp->num_sqe * sizeof(*qp->sendq));
+	qp->sendq = sr_ring_alloc(qp->num_sqe * sizeof(*qp->sendq),
+				  udata);
 	if (!qp->sendq) {
 		ret = -ENOMEM;
 		goto out_free;
@@ -136,7 +136,8 @@ int sr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	if (!qp->srq) {
 		qp->num_rqe = roundup_pow_of_two(max(attr->cap.max_recv_wr,
 						     1U));
-		qp->recvq = sr_ring_alloc(qp->num_rqe * sizeof(*qp->recvq));
+		qp->recvq = sr_ring_alloc(qp->num_rqe * sizeof(*qp->recvq),
+					  udata);
 		if (!qp->recvq) {
 			ret = -ENOMEM;
 			goto out_free;

@@ -32,7 +32,8 @@ void sr_mmap_free(struct rdma_user_mmap_entry *entry);
 u64 sr_mmap_insert(struct ib_udata *udata, void *addr, size_t len,
 		   struct rdma_user_mmap_entry **entry);
 void sr_mmap_remove(struct rdma_user_mmap_entry *entry);
-void *sr_ring_alloc(size_t len);
+void *sr_ring_alloc(size_t len, bool user);
+void sr_ring_free(void *ring);
 
 /* cq.c */
 int sr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

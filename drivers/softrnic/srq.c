@@ -2,7 +2,6 @@
 /* softrnic: shared receive queues, with the limit event. */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/vmalloc.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "sr_verbs.h"
@@ -29,7 +28,7 @@ int sr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	spin_lock_init(&srq->lock);
 	srq->num_rqe = roundup_pow_of_two(attr->max_wr);
 	len = srq->num_rqe * sizeof(*srq->recvq);
-	srq->recvq = sr_ring_alloc(len);
+	srq->recvq = sr_ring_alloc(len, udata);
 	if (!srq->recvq) {
 		ret = -ENOMEM;
 		goto out_count;
@@ -57,7 +56,7 @@ int sr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 
 out_free:
 	sr_mmap_remove(srq->entry);
-	vfree(srq->recvq);
+	sr_ring_free(srq->recvq);
 out_count:
 	atomic_dec(&sdev->num_srq);
 	return ret;
@@ -97,7 +96,7 @@ int sr_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct sr_srq *srq = to_sr_srq(ibsrq);
 
 	sr_mmap_remove(srq->entry);
-	vfree(srq->recvq);
+	sr_ring_free(srq->recvq);
 	atomic_dec(&to_sr_dev(ibsrq->device)->num_srq);
 	return 0;
 }

@@ -100,7 +100,6 @@ struct sr_conn {
 
 	/* RX: owned by rx_work. */
 	struct softrnic_mpa_rx mrx;
-	u8 *rxbuf;			/* SOFTRNIC_MPA_MAX_FPDU */
 	u8 *rxchunk;			/* SR_RX_CHUNK */
 	u32 rx_msn[3];			/* expected MSN per untagged queue */
 	struct siw_rqe rqe;		/* the receive WQE being filled */

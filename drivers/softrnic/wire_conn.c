@@ -224,7 +224,7 @@ static void sr_conn_free(struct sr_conn *c)
 	if (c->ulpdu != c->txbuf + SOFTRNIC_MPA_HDR_LEN)
 		kvfree(c->ulpdu);
 	kvfree(c->txbuf);
-	kvfree(c->rxbuf);
+	softrnic_mpa_rx_destroy(&c->mrx);
 	kvfree(c->rxchunk);
 	kvfree(c->ird);
 	kvfree(c->ord);
@@ -232,8 +232,10 @@ static void sr_conn_free(struct sr_conn *c)
 }
 
 /*
- * Transmit buffers fit one FPDU of @mulpdu with its markers; the receive
- * buffer any FPDU the peer may send (65535 octets of ULPDU). Without
+ * Transmit buffers fit one FPDU of @mulpdu with its markers. The receive
+ * parser's buffer starts at the same FPDU, the likely size of the peer's
+ * on the same path, and grows for a longer one (up to 65535 octets of
+ * ULPDU, softrnic_mpa_rx_init()). Without
  * markers the ULPDU is built where the FPDU carries it, in @txbuf, and
  * framed there (softrnic_mpa_encode_inplace()): no copy.
  */
@@ -253,12 +255,11 @@ static struct sr_conn *sr_conn_alloc(const struct orcm_iw_mpa_params *p,
 		c->ulpdu = c->txbuf ? c->txbuf + SOFTRNIC_MPA_HDR_LEN : NULL;
 	else
 		c->ulpdu = kvmalloc(mulpdu, GFP_KERNEL);
-	c->rxbuf = kvmalloc(SOFTRNIC_MPA_MAX_FPDU, GFP_KERNEL);
 	c->rxchunk = kvmalloc(SR_RX_CHUNK, GFP_KERNEL);
 	c->ird = kvcalloc(c->ird_size, sizeof(*c->ird), GFP_KERNEL);
 	c->ord = kvcalloc(c->ord_size, sizeof(*c->ord), GFP_KERNEL);
-	if (!c->ulpdu || !c->txbuf || !c->rxbuf || !c->rxchunk || !c->ird ||
-	    !c->ord) {
+	if (!c->ulpdu || !c->txbuf || !c->rxchunk || !c->ird || !c->ord ||
+	    softrnic_mpa_rx_init(&c->mrx, fpdu, p->crc, p->markers_rx)) {
 		sr_conn_free(c);
 		return NULL;
 	}
@@ -301,7 +302,6 @@ int sr_conn_attach(struct sr_qp *qp, struct socket *sock,
 	INIT_DELAYED_WORK(&c->rel_work, sr_rel_work);
 	c->mtx.crc = params->crc;
 	c->mtx.markers = params->markers_tx;
-	softrnic_mpa_rx_init(&c->mrx, c->rxbuf, params->crc, params->markers_rx);
 	for (i = 0; i < ARRAY_SIZE(c->tx_msn); i++) {
 		c->tx_msn[i] = 1;	/* RFC 5041 5.1: MSNs start at 1 */
 		c->rx_msn[i] = 1;

@@ -365,6 +365,9 @@ static void rx_consume(struct sr_conn *c, const u8 *data, u32 n)
 			if (err == SOFTRNIC_MPA_SHORT)
 				rx_term(c, NULL, SOFTRNIC_TERM_DDP,
 					SOFTRNIC_DDP_ET_CATASTROPHIC, 0);
+			else if (err == SOFTRNIC_MPA_NOMEM)
+				rx_term(c, NULL, SOFTRNIC_TERM_RDMAP,
+					SOFTRNIC_RDMAP_ET_CATASTROPHIC, 0);
 			else
 				rx_term(c, NULL, SOFTRNIC_TERM_LLP, 0,
 					err == SOFTRNIC_MPA_BAD_CRC ?

@@ -133,34 +133,51 @@ static void sw_fpdu_encode_inplace(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.pos, 8 + n);
 }
 
+static void sw_rx_destroy(void *rx)
+{
+	softrnic_mpa_rx_destroy(rx);
+}
+
+/* A receive parser whose buffer starts at @size octets. */
+static struct softrnic_mpa_rx *sw_rx_new(struct kunit *test, u32 size,
+					 bool crc, bool markers)
+{
+	struct softrnic_mpa_rx *rx = kunit_kzalloc(test, sizeof(*rx),
+						   GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rx);
+	KUNIT_ASSERT_EQ(test, softrnic_mpa_rx_init(rx, size, crc, markers), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, sw_rx_destroy,
+							rx), 0);
+	return rx;
+}
+
 static void sw_fpdu_decode(struct kunit *test)
 {
 	const struct sw_fpdu_case *c = test->param_value;
-	struct softrnic_mpa_rx rx;
+	struct softrnic_mpa_rx *rx;
 	enum softrnic_mpa_rx_err err;
-	u8 *buf = kunit_kzalloc(test, SOFTRNIC_MPA_MAX_FPDU, GFP_KERNEL);
 	const u8 *u;
 	u32 used, len;
 
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	softrnic_mpa_rx_init(&rx, buf, c->crc, false);
-	KUNIT_ASSERT_EQ(test, softrnic_mpa_rx_feed(&rx, c->wire, c->wire_len,
+	rx = sw_rx_new(test, 64, c->crc, false);
+	KUNIT_ASSERT_EQ(test, softrnic_mpa_rx_feed(rx, c->wire, c->wire_len,
 						   &used, &err), 1);
 	KUNIT_EXPECT_EQ(test, used, c->wire_len);
-	u = softrnic_mpa_rx_ulpdu(&rx, &len);
+	u = softrnic_mpa_rx_ulpdu(rx, &len);
 	KUNIT_ASSERT_EQ(test, len, c->len);
 	KUNIT_EXPECT_MEMEQ(test, u, c->ulpdu, len);
 	/* Whole in the input and no markers: read where it lies, no copy. */
 	KUNIT_EXPECT_PTR_EQ(test, u, c->wire + SOFTRNIC_MPA_HDR_LEN);
 	/* The next FPDU, fed in two parts, is collected. */
-	softrnic_mpa_rx_next(&rx);
-	KUNIT_ASSERT_EQ(test, softrnic_mpa_rx_feed(&rx, c->wire, 5, &used,
+	softrnic_mpa_rx_next(rx);
+	KUNIT_ASSERT_EQ(test, softrnic_mpa_rx_feed(rx, c->wire, 5, &used,
 						   &err), 0);
-	KUNIT_ASSERT_EQ(test, softrnic_mpa_rx_feed(&rx, c->wire + 5,
+	KUNIT_ASSERT_EQ(test, softrnic_mpa_rx_feed(rx, c->wire + 5,
 						   c->wire_len - 5, &used,
 						   &err), 1);
-	u = softrnic_mpa_rx_ulpdu(&rx, &len);
-	KUNIT_EXPECT_PTR_EQ(test, u, (const u8 *)buf + SOFTRNIC_MPA_HDR_LEN);
+	u = softrnic_mpa_rx_ulpdu(rx, &len);
+	KUNIT_EXPECT_PTR_EQ(test, u, (const u8 *)rx->buf + SOFTRNIC_MPA_HDR_LEN);
 	KUNIT_EXPECT_MEMEQ(test, u, c->ulpdu, len);
 }
 
@@ -193,20 +210,59 @@ static void sw_bad_desc(const struct sw_bad_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(sw_bad, sw_bad_cases, sw_bad_desc);
 
+/*
+ * The collecting buffer starts small and grows to the FPDU being collected,
+ * keeping what it holds; an FPDU that fits changes nothing.
+ */
+static void sw_rx_grows(struct kunit *test)
+{
+	static const u32 lens[] = { 14, 4000, 100, 65535, 14 };
+	struct softrnic_mpa_tx tx = { .crc = true };
+	struct softrnic_mpa_rx *rx;
+	enum softrnic_mpa_rx_err err;
+	u32 i, n, used, len, size;
+	u8 *wire, *ulpdu;
+	const u8 *u;
+
+	wire = kunit_kzalloc(test, SOFTRNIC_MPA_MAX_FPDU, GFP_KERNEL);
+	ulpdu = kunit_kzalloc(test, SOFTRNIC_MPA_MAX_ULPDU, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, wire && ulpdu);
+	for (i = 0; i < SOFTRNIC_MPA_MAX_ULPDU; i++)
+		ulpdu[i] = i * 13 + (i >> 8);
+	rx = sw_rx_new(test, 64, true, false);
+	KUNIT_EXPECT_EQ(test, rx->buf_size, 64U);
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		size = rx->buf_size;
+		n = softrnic_mpa_encode(&tx, wire, ulpdu, lens[i]);
+		/* three octets first: collected, not read in place */
+		KUNIT_ASSERT_EQ(test, softrnic_mpa_rx_feed(rx, wire, 3, &used,
+							   &err), 0);
+		KUNIT_ASSERT_EQ(test, softrnic_mpa_rx_feed(rx, wire + 3, n - 3,
+							   &used, &err), 1);
+		KUNIT_EXPECT_EQ(test, used, n - 3);
+		u = softrnic_mpa_rx_ulpdu(rx, &len);
+		KUNIT_ASSERT_EQ(test, len, lens[i]);
+		KUNIT_EXPECT_MEMEQ(test, u, ulpdu, len);
+		KUNIT_EXPECT_GE(test, rx->buf_size, n);
+		if (n <= size)
+			KUNIT_EXPECT_EQ(test, rx->buf_size, size);
+		softrnic_mpa_rx_next(rx);
+	}
+	KUNIT_EXPECT_EQ(test, rx->buf_size, (u32)SOFTRNIC_MPA_MAX_FPDU);
+}
+
 static void sw_fpdu_malformed(struct kunit *test)
 {
 	const struct sw_bad_case *c = test->param_value;
-	struct softrnic_mpa_rx rx;
+	struct softrnic_mpa_rx *rx;
 	enum softrnic_mpa_rx_err err;
-	u8 *buf = kunit_kzalloc(test, SOFTRNIC_MPA_MAX_FPDU, GFP_KERNEL);
 	u8 wire[28];
 	u32 used;
 
-	KUNIT_ASSERT_NOT_NULL(test, buf);
 	memcpy(wire, sw_fpdu_cases[1].wire, sizeof(wire));
 	wire[c->flip_at] = c->value;
-	softrnic_mpa_rx_init(&rx, buf, true, false);
-	KUNIT_EXPECT_EQ(test, softrnic_mpa_rx_feed(&rx, wire, c->feed, &used,
+	rx = sw_rx_new(test, 64, true, false);
+	KUNIT_EXPECT_EQ(test, softrnic_mpa_rx_feed(rx, wire, c->feed, &used,
 						   &err), c->ret);
 	KUNIT_EXPECT_EQ(test, err, c->err);
 	if (!c->ret)
@@ -266,19 +322,17 @@ static void sw_marker_before_crc(struct kunit *test)
 static void sw_marker_bad_ptr(struct kunit *test)
 {
 	struct softrnic_mpa_tx st = { .pos = 500, .markers = true, .crc = true };
-	u8 *buf = kunit_kzalloc(test, SOFTRNIC_MPA_MAX_FPDU, GFP_KERNEL);
-	struct softrnic_mpa_rx rx;
+	struct softrnic_mpa_rx *rx;
 	enum softrnic_mpa_rx_err err;
 	u8 out[64];
 	u32 n, used;
 
-	KUNIT_ASSERT_NOT_NULL(test, buf);
 	n = softrnic_mpa_encode(&st, out, sw_send_ulpdu, sizeof(sw_send_ulpdu));
 	out[15] = 13;
-	softrnic_mpa_rx_init(&rx, buf, true, true);
-	rx.pos = 500;
-	softrnic_mpa_rx_next(&rx);
-	KUNIT_EXPECT_EQ(test, softrnic_mpa_rx_feed(&rx, out, n, &used, &err),
+	rx = sw_rx_new(test, 64, true, true);
+	rx->pos = 500;
+	softrnic_mpa_rx_next(rx);
+	KUNIT_EXPECT_EQ(test, softrnic_mpa_rx_feed(rx, out, n, &used, &err),
 			-EPROTO);
 	KUNIT_EXPECT_EQ(test, err, SOFTRNIC_MPA_BAD_MARKER);
 }
@@ -311,10 +365,10 @@ static void sw_roundtrip(struct kunit *test)
 {
 	const struct sw_rt_case *c = test->param_value;
 	struct softrnic_mpa_tx tx = { .crc = c->crc, .markers = c->markers };
-	struct softrnic_mpa_rx rx;
+	struct softrnic_mpa_rx *rx;
 	enum softrnic_mpa_rx_err err;
 	u32 total = 0, off = 0, got = 0, i, used, len;
-	u8 *wire, *ulpdu, *buf;
+	u8 *wire, *ulpdu;
 	const u8 *u;
 	int r;
 
@@ -322,8 +376,7 @@ static void sw_roundtrip(struct kunit *test)
 		total += softrnic_mpa_wire_len(total, c->markers, sw_rt_lens[i]);
 	wire = kunit_kzalloc(test, total, GFP_KERNEL);
 	ulpdu = kunit_kzalloc(test, SOFTRNIC_MPA_MAX_ULPDU, GFP_KERNEL);
-	buf = kunit_kzalloc(test, SOFTRNIC_MPA_MAX_FPDU, GFP_KERNEL);
-	KUNIT_ASSERT_TRUE(test, wire && ulpdu && buf);
+	KUNIT_ASSERT_TRUE(test, wire && ulpdu);
 	for (i = 0; i < SOFTRNIC_MPA_MAX_ULPDU; i++)
 		ulpdu[i] = i * 7 + (i >> 8);
 	for (i = 0; i < ARRAY_SIZE(sw_rt_lens); i++)
@@ -331,24 +384,24 @@ static void sw_roundtrip(struct kunit *test)
 					   sw_rt_lens[i]);
 	KUNIT_ASSERT_EQ(test, off, total);
 
-	softrnic_mpa_rx_init(&rx, buf, c->crc, c->markers);
+	rx = sw_rx_new(test, 64, c->crc, c->markers);
 	for (off = 0; off < total;) {
 		u32 n = min(c->chunk, total - off);
 
-		r = softrnic_mpa_rx_feed(&rx, wire + off, n, &used, &err);
+		r = softrnic_mpa_rx_feed(rx, wire + off, n, &used, &err);
 		KUNIT_ASSERT_GE(test, r, 0);
 		off += used;
 		if (!r)
 			continue;
-		u = softrnic_mpa_rx_ulpdu(&rx, &len);
+		u = softrnic_mpa_rx_ulpdu(rx, &len);
 		KUNIT_ASSERT_LT(test, got, (u32)ARRAY_SIZE(sw_rt_lens));
 		KUNIT_ASSERT_EQ(test, len, sw_rt_lens[got]);
 		KUNIT_ASSERT_MEMEQ(test, u, ulpdu, len);
-		softrnic_mpa_rx_next(&rx);
+		softrnic_mpa_rx_next(rx);
 		got++;
 	}
 	KUNIT_EXPECT_EQ(test, got, (u32)ARRAY_SIZE(sw_rt_lens));
-	KUNIT_EXPECT_EQ(test, rx.pos, total);
+	KUNIT_EXPECT_EQ(test, rx->pos, total);
 }
 
 /* ---- MULPDU ------------------------------------------------------------ */
@@ -660,6 +713,7 @@ static struct kunit_case sw_mpa_cases[] = {
 	KUNIT_CASE_PARAM(sw_fpdu_encode, sw_fpdu_gen_params),
 	KUNIT_CASE_PARAM(sw_fpdu_encode_inplace, sw_fpdu_gen_params),
 	KUNIT_CASE_PARAM(sw_fpdu_decode, sw_fpdu_gen_params),
+	KUNIT_CASE(sw_rx_grows),
 	KUNIT_CASE_PARAM(sw_fpdu_malformed, sw_bad_gen_params),
 	KUNIT_CASE(sw_marker_at_start),
 	KUNIT_CASE(sw_marker_inside),
