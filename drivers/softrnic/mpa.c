@@ -105,31 +105,6 @@ static void mpa_emit(struct mpa_out *o, const u8 *src, u32 n)
 }
 
 /*
- * Frame @ulpdu into @out (softrnic_mpa_wire_len(st->pos, ...) octets) and
- * advance the stream position. Returns the octets written.
- */
-u32 softrnic_mpa_encode(struct softrnic_mpa_tx *st, u8 *out,
-			const void *ulpdu, u32 ulpdu_len)
-{
-	struct mpa_out o = { .st = st, .buf = out, .fpdu_start = st->pos };
-	u8 hdr[SOFTRNIC_MPA_HDR_LEN];
-	u32 crc = 0;
-
-	put_unaligned_be16(ulpdu_len, hdr);
-	mpa_emit(&o, hdr, sizeof(hdr));
-	mpa_emit(&o, ulpdu, ulpdu_len);
-	mpa_emit(&o, NULL, softrnic_mpa_pad(ulpdu_len));
-	mpa_marker_if_due(&o);
-	if (st->crc)
-		crc = ~softrnic_mpa_crc(~0U, out, o.len);
-	put_unaligned_le32(crc, out + o.len);
-	o.len += SOFTRNIC_MPA_CRC_LEN;
-	st->pos += SOFTRNIC_MPA_CRC_LEN;
-	return o.len;
-}
-EXPORT_SYMBOL_IF_KUNIT(softrnic_mpa_encode);
-
-/*
  * softrnic_mpa_encode() without the copy, for a stream without markers:
  * the ULPDU is already at @buf + SOFTRNIC_MPA_HDR_LEN, and @buf has room
  * for its pad and CRC after it. Returns the FPDU's octets.
@@ -151,6 +126,35 @@ u32 softrnic_mpa_encode_inplace(struct softrnic_mpa_tx *st, u8 *buf,
 	return len;
 }
 EXPORT_SYMBOL_IF_KUNIT(softrnic_mpa_encode_inplace);
+
+/*
+ * Frame @ulpdu into @out (softrnic_mpa_wire_len(st->pos, ...) octets) and
+ * advance the stream position. Returns the octets written.
+ */
+u32 softrnic_mpa_encode(struct softrnic_mpa_tx *st, u8 *out,
+			const void *ulpdu, u32 ulpdu_len)
+{
+	struct mpa_out o = { .st = st, .buf = out, .fpdu_start = st->pos };
+	u8 hdr[SOFTRNIC_MPA_HDR_LEN];
+	u32 crc = 0;
+
+	if (!st->markers) {
+		memcpy(out + SOFTRNIC_MPA_HDR_LEN, ulpdu, ulpdu_len);
+		return softrnic_mpa_encode_inplace(st, out, ulpdu_len);
+	}
+	put_unaligned_be16(ulpdu_len, hdr);
+	mpa_emit(&o, hdr, sizeof(hdr));
+	mpa_emit(&o, ulpdu, ulpdu_len);
+	mpa_emit(&o, NULL, softrnic_mpa_pad(ulpdu_len));
+	mpa_marker_if_due(&o);
+	if (st->crc)
+		crc = ~softrnic_mpa_crc(~0U, out, o.len);
+	put_unaligned_le32(crc, out + o.len);
+	o.len += SOFTRNIC_MPA_CRC_LEN;
+	st->pos += SOFTRNIC_MPA_CRC_LEN;
+	return o.len;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrnic_mpa_encode);
 
 /*
  * RFC 5044 section 4.4: the largest ULPDU whose FPDU (with its markers)

@@ -110,6 +110,12 @@ struct sr_conn {
 
 extern struct workqueue_struct *sr_wire_wq;
 
+/* Without markers the ULPDU is built inside its FPDU, framed in place. */
+static inline bool sr_conn_tx_in_place(const struct sr_conn *c)
+{
+	return c->ulpdu == c->txbuf + SOFTRNIC_MPA_HDR_LEN;
+}
+
 /* wire_conn.c */
 void sr_conn_terminate(struct sr_conn *c, const struct softrnic_term_cause *cause,
 		       const u8 *ddp_hdr, u32 ddp_hdr_len, u16 seg_len,

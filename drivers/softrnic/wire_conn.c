@@ -221,7 +221,7 @@ static void sr_rel_work(struct work_struct *w)
 
 static void sr_conn_free(struct sr_conn *c)
 {
-	if (c->ulpdu != c->txbuf + SOFTRNIC_MPA_HDR_LEN)
+	if (!sr_conn_tx_in_place(c))
 		kvfree(c->ulpdu);
 	kvfree(c->txbuf);
 	softrnic_mpa_rx_destroy(&c->mrx);

@@ -50,7 +50,7 @@ static void tx_frame(struct sr_conn *c, const struct softrnic_ddp_hdr *h,
 {
 	u32 hl = softrnic_ddp_encode(h, c->ulpdu);
 
-	if (c->ulpdu == c->txbuf + SOFTRNIC_MPA_HDR_LEN)
+	if (sr_conn_tx_in_place(c))
 		c->tx_len = softrnic_mpa_encode_inplace(&c->mtx, c->txbuf,
 							hl + plen);
 	else

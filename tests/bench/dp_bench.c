@@ -403,25 +403,18 @@ static int dp_cli_wait(struct dp_client *c)
 	return c->step_status;
 }
 
-static void dp_cli_send_done(struct ib_cq *cq, struct ib_wc *wc)
+/* A message's completion, or (ack_cqe) the receive of the server's ack. */
+static void dp_cli_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct dp_client *c = cq->cq_context;
 
 	if (wc->status != IB_WC_SUCCESS)
 		atomic_inc(&c->errors);
 	c->t_last = ktime_get_ns();
-	atomic_dec(&c->inflight);
-	wake_up(&c->wq);
-}
-
-static void dp_cli_ack_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct dp_client *c = cq->cq_context;
-
-	if (wc->status != IB_WC_SUCCESS)
-		atomic_inc(&c->errors);
-	c->t_last = ktime_get_ns();
-	atomic_inc(&c->acks);
+	if (wc->wr_cqe == &c->ack_cqe)
+		atomic_inc(&c->acks);
+	else
+		atomic_dec(&c->inflight);
 	wake_up(&c->wq);
 }
 
@@ -537,8 +530,8 @@ static int dp_cmd_run(struct dp_args *a)
 		return -ENOMEM;
 	init_waitqueue_head(&c->wq);
 	init_completion(&c->step);
-	c->send_cqe.done = dp_cli_send_done;
-	c->ack_cqe.done = dp_cli_ack_done;
+	c->send_cqe.done = dp_cli_done;
+	c->ack_cqe.done = dp_cli_done;
 	c->end.id = rdma_create_id(current->nsproxy->net_ns, dp_cli_handler, c,
 				   RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(c->end.id)) {
