@@ -223,12 +223,13 @@ EXPORT_SYMBOL_IF_KUNIT(softrnic_mpa_rx_destroy);
  */
 static int mpa_rx_grow(struct softrnic_mpa_rx *st, u32 need)
 {
-	u32 size = min_t(u32, roundup_pow_of_two(need), SOFTRNIC_MPA_MAX_FPDU);
 	unsigned int noio;
+	u32 size;
 	u8 *buf;
 
 	if (need <= st->buf_size)
 		return 0;
+	size = min_t(u32, roundup_pow_of_two(need), SOFTRNIC_MPA_MAX_FPDU);
 	noio = memalloc_noio_save();
 	buf = kvmalloc(size, GFP_KERNEL);
 	memalloc_noio_restore(noio);

@@ -87,7 +87,7 @@ int softrnic_mpa_rx_init(struct softrnic_mpa_rx *st, u32 size, bool crc,
 void softrnic_mpa_rx_destroy(struct softrnic_mpa_rx *st);
 int softrnic_mpa_rx_feed(struct softrnic_mpa_rx *st, const u8 *data, u32 len,
 			 u32 *used, enum softrnic_mpa_rx_err *err);
-/* The ULPDU of the complete FPDU in @st->buf, then ready for the next. */
+/* The ULPDU of the complete FPDU (in @st->buf or in the data fed). */
 static inline const u8 *softrnic_mpa_rx_ulpdu(const struct softrnic_mpa_rx *st,
 					      u32 *len)
 {
