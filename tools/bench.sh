@@ -111,9 +111,8 @@ make -C "$OURS" KDIR="$O" ARCH=um -j"$ORCM_JOBS" modules >"$OURS.log" 2>&1 ||
 MOD=$BDIR/mod
 rm -rf "$MOD"
 mkdir -p "$MOD"
-cp "$ORCM_REPO/tests/bench/Kbuild" "$ORCM_REPO/tests/bench/cm_bench.c" \
-	"$ORCM_REPO/tests/bench/cm_acct.c" "$ORCM_REPO/tests/bench/cm_acct.h" \
-	"$ORCM_REPO/tests/bench/null_rnic.c" "$ORCM_REPO/tests/bench/dp_bench.c" "$ORCM_REPO/tests/kunit/mock_rnic_ops.h" "$MOD/"
+cp "$ORCM_REPO"/tests/bench/Kbuild "$ORCM_REPO"/tests/bench/*.[ch] \
+	"$ORCM_REPO/tests/kunit/mock_rnic_ops.h" "$MOD/"
 log "building the bench driver in $MOD"
 make -C "$O" M="$MOD" ARCH=um -j"$ORCM_JOBS" modules >"$MOD.log" 2>&1 ||
 	{ tail -n 30 "$MOD.log" >&2; die "cm_bench.ko does not build (log: $MOD.log)"; }
@@ -132,6 +131,7 @@ mkdir -p "$RUN_DIR/uml"
 	echo "ORCM_BENCH_NULL_KO=$MOD/null_rnic.ko"
 	echo "ORCM_BENCH_DP_KO=$MOD/dp_bench.ko"
 	echo "ORCM_BENCH_ACCT_KO=$MOD/cm_acct.ko"
+	echo "ORCM_BENCH_FLOOR_KO=$MOD/cm_floor.ko"
 	echo "ORCM_BENCH_GUEST_TIMEOUT=$((VM_TIMEOUT - 30))"
 	# UML maps every vmalloc page with its own host mmap: this caps the
 	# number of siw connections the guest can hold (see guest.sh).

@@ -88,6 +88,17 @@ static u64 cma_last, cma_start_ns, cma_stop_ns;
 static u64 cma_cat_ns[CMA_NCAT], cma_phase_ns[CMA_NPHASE];
 static u64 cma_works_run[CMA_NCAT], cma_lost;
 static u64 cma_allocs[CMA_NPHASE], cma_locks[CMA_NPHASE];
+/*
+ * The instrument's own cost inside CM regions. Every stretch of time
+ * charged to a CM region (a segment) lies between two probe calls, and the
+ * part of each that runs after its clock read (the first) or before it
+ * (the second) is charged to the CM; a queue_work or allocation probe
+ * inside a CM region is charged to it whole. So the CM's figure holds
+ * segments x the cost of one segment's edges + queue probes x theirs +
+ * allocations x theirs. cma_calibrate() measures the three costs at start.
+ */
+static u64 cma_segs[CMA_NPHASE], cma_queues[CMA_NPHASE];
+static u64 cma_seg_ns, cma_queue_ns, cma_alloc_ns;
 
 static const char *const cma_cat_names[CMA_NCAT] = {
 	[CMA_OTHER] = "other", [CMA_IDLE] = "idle", [CMA_CM] = "cm",
@@ -148,8 +159,10 @@ static void cma_charge(void)
 	}
 	l = e->depth - 1;
 	cma_cat_ns[e->cat[l]] += d;
-	if (e->cat[l] == CMA_CM)
+	if (e->cat[l] == CMA_CM) {
 		cma_phase_ns[e->phase[l]] += d;
+		cma_segs[e->phase[l]]++;
+	}
 	if (e->fn[l])
 		cma_fns[e->fn[l] - 1].ns += d;
 }
@@ -238,6 +251,7 @@ static void cma_queue(void *data, int req_cpu, struct pool_workqueue *pwq,
 	raw_spin_lock_irqsave(&cma_lock, flags);
 	e = cma_on ? cma_task_find(current, false) : NULL;
 	if (e && e->depth && e->cat[e->depth - 1] == CMA_CM) {
+		cma_queues[e->phase[e->depth - 1]]++;
 		s = cma_work_slot(work);
 		if (cma_works[s].work && cma_works[s].work != work)
 			cma_lost++;
@@ -413,7 +427,8 @@ static void cma_tp_find(struct tracepoint *tp, void *priv)
 
 /* ---- control ------------------------------------------------------------- */
 
-static void cma_start(void)
+/* Zero the counters and turn accounting on. */
+static void cma_reset_on(void)
 {
 	unsigned long flags;
 
@@ -426,6 +441,8 @@ static void cma_start(void)
 	memset(cma_works_run, 0, sizeof(cma_works_run));
 	memset(cma_allocs, 0, sizeof(cma_allocs));
 	memset(cma_locks, 0, sizeof(cma_locks));
+	memset(cma_segs, 0, sizeof(cma_segs));
+	memset(cma_queues, 0, sizeof(cma_queues));
 	cma_nfns = 0;
 	cma_lost = 0;
 	cma_cur = NULL;
@@ -435,6 +452,60 @@ static void cma_start(void)
 	cma_stop_ns = 0;
 	WRITE_ONCE(cma_on, true);
 	raw_spin_unlock_irqrestore(&cma_lock, flags);
+}
+
+static void cma_stop(void);
+
+#define CMA_CAL_OPS	2048
+#define CMA_CAL_ROUNDS	5
+
+/*
+ * One calibration batch on the calling task: CMA_CAL_OPS empty CM regions
+ * holding @inner probe calls each (0: none; 1: queue_work; 2: kmalloc).
+ * Returns the CM time charged per region, in ns.
+ */
+static u64 cma_cal_batch(int inner)
+{
+	static struct work_struct dummy;
+	unsigned int i;
+
+	cma_reset_on();
+	for (i = 0; i < CMA_CAL_OPS; i++) {
+		cm_acct_push(CMA_CM, CMA_P_OTHER);
+		if (inner == 1)
+			cma_queue(NULL, 0, NULL, &dummy);
+		else if (inner == 2)
+			cma_kmalloc(NULL, 0, NULL, 0, 0, 0, 0);
+		cm_acct_pop();
+	}
+	cma_stop();
+	return div_u64(cma_phase_ns[CMA_P_OTHER], CMA_CAL_OPS);
+}
+
+/*
+ * Measure the probes' cost charged to a CM region: per segment, per queue
+ * probe, per allocation probe (each the least of a few batches: the cost
+ * with warm caches, so the correction errs small).
+ */
+static void cma_calibrate(void)
+{
+	u64 seg = U64_MAX, queue = U64_MAX, alloc = U64_MAX;
+	unsigned int r;
+
+	for (r = 0; r < CMA_CAL_ROUNDS; r++) {
+		seg = min(seg, cma_cal_batch(0));
+		queue = min(queue, cma_cal_batch(1));
+		alloc = min(alloc, cma_cal_batch(2));
+	}
+	cma_seg_ns = seg;
+	cma_queue_ns = queue > seg ? queue - seg : 0;
+	cma_alloc_ns = alloc > seg ? alloc - seg : 0;
+}
+
+static void cma_start(void)
+{
+	cma_calibrate();
+	cma_reset_on();
 }
 
 static void cma_stop(void)
@@ -456,13 +527,17 @@ static int cma_show(struct seq_file *m, void *v)
 
 	cma_stop();
 	seq_printf(m, "wall_ns=%llu", cma_stop_ns - cma_start_ns);
+	seq_printf(m, " probe_seg_ns=%llu probe_queue_ns=%llu probe_alloc_ns=%llu",
+		   cma_seg_ns, cma_queue_ns, cma_alloc_ns);
 	for (i = 0; i < CMA_NCAT; i++)
 		seq_printf(m, " %s_ns=%llu", cma_cat_names[i], cma_cat_ns[i]);
 	for (i = 0; i < CMA_NPHASE; i++)
-		seq_printf(m, " cm_%s_ns=%llu cm_%s_allocs=%llu cm_%s_locks=%llu",
+		seq_printf(m, " cm_%s_ns=%llu cm_%s_allocs=%llu cm_%s_locks=%llu cm_%s_segs=%llu cm_%s_queues=%llu",
 			   cma_phase_names[i], cma_phase_ns[i],
 			   cma_phase_names[i], cma_allocs[i],
-			   cma_phase_names[i], cma_locks[i]);
+			   cma_phase_names[i], cma_locks[i],
+			   cma_phase_names[i], cma_segs[i],
+			   cma_phase_names[i], cma_queues[i]);
 	seq_printf(m, " cm_works=%llu driver_works=%llu consumer_works=%llu",
 		   cma_works_run[CMA_CM], cma_works_run[CMA_DRIVER],
 		   cma_works_run[CMA_CONSUMER]);

@@ -67,6 +67,7 @@ set -uo pipefail
 
 D=/run/orcm/debug/cm_bench
 ACCT=/run/orcm/debug/cm_acct
+FLOOR=/run/orcm/debug/cm_floor
 TMPDIR=${TMPDIR:-/tmp}
 MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
 NS_C=bchA NS_S=bchB
@@ -277,6 +278,8 @@ setup_net() {
 		ip link set nR up
 		ip link set nRp up
 		insmod "$ORCM_BENCH_NULL_KO" netdev=nR || ORCM_BENCH_NULL=0
+		# The floor of the CM's time (no CM: ib_core and the kernel only).
+		insmod "$ORCM_BENCH_FLOOR_KO" || true
 	fi
 	if [ "$ORCM_BENCH_SIW" = 1 ] && [ "$ORCM_BENCH_SOFTRNIC" = 1 ]; then
 		# softrnic's own veth pair between the same namespaces; its
@@ -604,6 +607,22 @@ null_run() {
 	results "${ctx[@]}"
 }
 
+# The floor of a connection's CM time (cm_floor.ko: the generic kernel
+# work every CM does, done without one), accounted like a null run.
+null_floor() {
+	local k=$ORCM_BENCH_NULL_COUNT
+	[ -e "$FLOOR" ] || return 0
+	log "null floor: $k connections' generic work, no CM"
+	echo start >"$ACCT"
+	if ! echo "dev=nullrnic0 dst=$ADDR_N count=$k" >"$FLOOR"; then
+		echo stop >"$ACCT"
+		emit "error stack=$STACK round=$ROUND what=floor"
+		return 0
+	fi
+	echo stop >"$ACCT"
+	emit "acct stack=$STACK round=$ROUND transport=null workload=nfloor count=$k $(cat "$ACCT")"
+}
+
 # The CM alone, over the null RNIC (initial namespace): the sweep, then the
 # scaling runs (other live ids; other listeners). A warm-up run first.
 null_kernel() {
@@ -611,6 +630,7 @@ null_kernel() {
 	kc - listen tag=NL addr=$ADDR_N port=$PORT_NULL backlog=1024 || return 1
 	kc - connect tag=nwarm dst=$ADDR_N port=$PORT_NULL count=200 window=16
 	echo clear >"$D/ctl"
+	null_floor
 	for c in $ORCM_BENCH_NULL_SWEEP; do
 		log "null sweep: $k connections, $c in flight"
 		null_run transport=null workload=nsweep conc="$c" threads=1 count="$k" -- \
