@@ -36,6 +36,8 @@ ORCM_PKGS+=(librdmacm-dev libibverbs-dev)
 # open-iscsi (iscsid, iscsiadm), the NFS server and client tools (exportfs,
 # rpc.mountd, mount.nfs, rpcbind, rpcinfo), mkfs.ext4 and e2fsck.
 ORCM_PKGS+=(nvme-cli open-iscsi nfs-kernel-server nfs-common rpcbind e2fsprogs)
+# tests/e2e/pyverbs-rdmacm.sh: rdma-core's own rdma_cm test suite (pyverbs).
+ORCM_PKGS+=(python3-pyverbs)
 # iWARP host-stack tests: tshark decodes our MPA/DDP/RDMAP frames, nft blocks a
 # port; the adversarial MPA peer (tools/mpa-peer) is C++20 with GoogleTest.
 ORCM_PKGS+=(tshark nftables g++ libgtest-dev)

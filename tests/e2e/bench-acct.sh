@@ -37,12 +37,18 @@ trap acct_cleanup EXIT
 kc() { timeout -k 2 "$STEP" sh -c "echo '$*' > $CTL"; }
 # val KEY: the value of KEY in the last accounting record ($REC).
 val() { tr ' ' '\n' <<<"$REC" | sed -n "s/^$1=//p"; }
-# expect_val KEY OP NUMBER WHAT
+# expect_val KEY OP NUMBER WHAT (OP: -eq, -ge or -gt)
 expect_val() {
-	local v
+	local v ok
 	v=$(val "$1")
 	[ -n "$v" ] || fail "no $1 in the record"
-	[ "$v" "$2" "$3" ] || fail "$4: $1=$v, expected $2 $3"
+	case $2 in
+	-eq) ((v == $3)) && ok=1 ;;
+	-ge) ((v >= $3)) && ok=1 ;;
+	-gt) ((v > $3)) && ok=1 ;;
+	*) fail "expect_val: bad operator $2" ;;
+	esac
+	[ -n "${ok:-}" ] || fail "$4: $1=$v, expected $2 $3"
 }
 
 ip link add nQ type veth peer name nQp
@@ -58,11 +64,13 @@ insmod "$BENCH_DIR/cm_floor.ko"
 # ---- 1. the floor ----
 for bad in "dev=nullrnic0 dst=$DST count=0" "dev=nullrnic0 count=1" "dst=$DST count=1" \
 	"dev=nullrnic0 dst=nonsense count=1" "dev=nullrnic0 dst=$DST count=1 what=1" "junk"; do
+	# shellcheck disable=SC2116 # echo's write error is what is captured
 	if err=$(echo "$bad" 2>&1 >$FLOOR); then
 		fail "cm_floor took '$bad'"
 	fi
 	grep -q "Invalid argument" <<<"$err" || fail "cm_floor '$bad': $err, not EINVAL"
 done
+# shellcheck disable=SC2116
 err=$(echo "dev=nosuch0 dst=$DST count=1" 2>&1 >$FLOOR) && fail "cm_floor took an unknown device"
 grep -q "No such device" <<<"$err" || fail "cm_floor, unknown device: $err"
 say "cm_floor refuses bad commands"
