@@ -18,6 +18,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/static_stub.h>
 #include <kunit/visibility.h>
 #include <linux/export.h>
 #include <linux/crc32c.h>
@@ -219,14 +220,15 @@ EXPORT_SYMBOL_IF_KUNIT(softrnic_mpa_rx_destroy);
 /*
  * Room for an FPDU of @need octets, the @have collected kept. The receive
  * path may run for the block layer's own I/O (NVMe-oF, iSER): no reclaim
- * that waits for I/O.
+ * that waits for I/O. KUnit may stub it to fail (kunit_activate_static_stub).
  */
-static int mpa_rx_grow(struct softrnic_mpa_rx *st, u32 need)
+VISIBLE_IF_KUNIT int softrnic_mpa_rx_grow(struct softrnic_mpa_rx *st, u32 need)
 {
 	unsigned int noio;
 	u32 size;
 	u8 *buf;
 
+	KUNIT_STATIC_STUB_REDIRECT(softrnic_mpa_rx_grow, st, need);
 	if (need <= st->buf_size)
 		return 0;
 	size = min_t(u32, roundup_pow_of_two(need), SOFTRNIC_MPA_MAX_FPDU);
@@ -241,6 +243,7 @@ static int mpa_rx_grow(struct softrnic_mpa_rx *st, u32 need)
 	st->buf_size = size;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(softrnic_mpa_rx_grow);
 
 void softrnic_mpa_rx_next(struct softrnic_mpa_rx *st)
 {
@@ -350,7 +353,7 @@ int softrnic_mpa_rx_feed(struct softrnic_mpa_rx *st, const u8 *data, u32 len,
 				break;
 			}
 			st->need = softrnic_mpa_fpdu_len(st->ulpdu_len);
-			if (mpa_rx_grow(st, st->need)) {
+			if (softrnic_mpa_rx_grow(st, st->need)) {
 				*err = SOFTRNIC_MPA_NOMEM;
 				break;
 			}

@@ -97,4 +97,8 @@ static inline const u8 *softrnic_mpa_rx_ulpdu(const struct softrnic_mpa_rx *st,
 
 void softrnic_mpa_rx_next(struct softrnic_mpa_rx *st);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+int softrnic_mpa_rx_grow(struct softrnic_mpa_rx *st, u32 need);
+#endif
+
 #endif /* _SOFTRNIC_MPA_H */

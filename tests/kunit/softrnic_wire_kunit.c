@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -249,6 +250,48 @@ static void sw_rx_grows(struct kunit *test)
 		softrnic_mpa_rx_next(rx);
 	}
 	KUNIT_EXPECT_EQ(test, rx->buf_size, (u32)SOFTRNIC_MPA_MAX_FPDU);
+}
+
+static int sw_grow_fails(struct softrnic_mpa_rx *st, u32 need)
+{
+	return -ENOMEM;
+}
+
+/*
+ * No memory for a longer FPDU: the parser stops with MPA_NOMEM (the
+ * connection is then terminated), its buffer and what it had collected
+ * untouched.
+ */
+static void sw_rx_grow_fails(struct kunit *test)
+{
+	struct softrnic_mpa_tx tx = { .crc = true };
+	struct softrnic_mpa_rx *rx;
+	enum softrnic_mpa_rx_err err;
+	u8 *wire, *ulpdu;
+	u32 n, used;
+
+	wire = kunit_kzalloc(test, SOFTRNIC_MPA_MAX_FPDU, GFP_KERNEL);
+	ulpdu = kunit_kzalloc(test, 4000, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, wire && ulpdu);
+	rx = sw_rx_new(test, 64, true, false);
+	n = softrnic_mpa_encode(&tx, wire, ulpdu, 4000);
+	kunit_activate_static_stub(test, softrnic_mpa_rx_grow, sw_grow_fails);
+	/* One octet of the length, then the rest: it must grow, and fails. */
+	KUNIT_EXPECT_EQ(test, softrnic_mpa_rx_feed(rx, wire, 1, &used, &err),
+			0);
+	KUNIT_EXPECT_EQ(test, softrnic_mpa_rx_feed(rx, wire + 1, n - 1, &used,
+						   &err), -EPROTO);
+	KUNIT_EXPECT_EQ(test, err, SOFTRNIC_MPA_NOMEM);
+	KUNIT_EXPECT_EQ(test, rx->buf_size, 64U);
+	KUNIT_EXPECT_EQ(test, rx->have, (u32)SOFTRNIC_MPA_HDR_LEN);
+	KUNIT_EXPECT_MEMEQ(test, rx->buf, wire, SOFTRNIC_MPA_HDR_LEN);
+
+	/* The same FPDU once memory is there again. */
+	kunit_deactivate_static_stub(test, softrnic_mpa_rx_grow);
+	softrnic_mpa_rx_next(rx);
+	KUNIT_EXPECT_EQ(test, softrnic_mpa_rx_feed(rx, wire, n, &used, &err),
+			1);
+	KUNIT_EXPECT_EQ(test, err, SOFTRNIC_MPA_OK);
 }
 
 static void sw_fpdu_malformed(struct kunit *test)
@@ -714,6 +757,7 @@ static struct kunit_case sw_mpa_cases[] = {
 	KUNIT_CASE_PARAM(sw_fpdu_encode_inplace, sw_fpdu_gen_params),
 	KUNIT_CASE_PARAM(sw_fpdu_decode, sw_fpdu_gen_params),
 	KUNIT_CASE(sw_rx_grows),
+	KUNIT_CASE(sw_rx_grow_fails),
 	KUNIT_CASE_PARAM(sw_fpdu_malformed, sw_bad_gen_params),
 	KUNIT_CASE(sw_marker_at_start),
 	KUNIT_CASE(sw_marker_inside),
