@@ -36,6 +36,12 @@
 #   ORCM_BENCH_SOFTRNIC [1]  (our host-stack iWARP RNIC, drivers/softrnic, in
 #                             the ours slots with the siw workloads: serial and
 #                             sweep on a second veth pair, with its TCP floor)
+#   ORCM_BENCH_PERF [auto]  (1: run the null workloads a second time, not
+#                         accounted, while the host's perf samples the UML
+#                         process; profile.txt, appended to table.txt: the
+#                         CM's CPU per connection and where it goes, by
+#                         module and function (tools/bench/profile.py).
+#                         auto: 1 where perf can sample a process here)
 #   ORCM_BENCH_KERNEL [release]  (release: a UML kernel without KASAN, lockdep,
 #                                kmemleak and list/object debugging, built and
 #                                cached next to the test kernel; debug: the
@@ -80,6 +86,18 @@ if [ "$quick" = 1 ]; then
 fi
 MEM=${ORCM_BENCH_MEM:-3G}
 VM_TIMEOUT=${ORCM_BENCH_TIMEOUT:-1700}
+# The host's sampler: perf (Debian: linux-perf), allowed to sample our own
+# processes. It sees the host kernel's share of UML's time (its system
+# calls) only where kernel.perf_event_paranoid <= 1 (see the README).
+if [ "${ORCM_BENCH_PERF:=auto}" = auto ]; then
+	ORCM_BENCH_PERF=0
+	if command -v perf >/dev/null &&
+		perf record -q -e cpu-clock:u -o /dev/null -- true >/dev/null 2>&1; then
+		ORCM_BENCH_PERF=1
+	else
+		log "perf (linux-perf) cannot sample here: no profile"
+	fi
+fi
 
 # 1. The UML kernel (cached), our modules and the bench driver, built in
 #    private copies so that a concurrent `make check` keeps its own objects.
@@ -120,7 +138,7 @@ make -C "$O" M="$MOD" ARCH=um -j"$ORCM_JOBS" modules >"$MOD.log" 2>&1 ||
 # 2. Settings for the VM, in a file its init reads through hostfs.
 RUN_DIR=$ORCM_CACHE/runs/$BTAG
 rm -rf "$RUN_DIR"
-mkdir -p "$RUN_DIR/uml"
+mkdir -p "$RUN_DIR/uml" "$RUN_DIR/prof"
 {
 	echo "ORCM_REPO=$ORCM_REPO"
 	echo "ORCM_MODROOT=$O/modroot"
@@ -133,6 +151,7 @@ mkdir -p "$RUN_DIR/uml"
 	echo "ORCM_BENCH_ACCT_KO=$MOD/cm_acct.ko"
 	echo "ORCM_BENCH_FLOOR_KO=$MOD/cm_floor.ko"
 	echo "ORCM_BENCH_GUEST_TIMEOUT=$((VM_TIMEOUT - 30))"
+	[ "$ORCM_BENCH_PERF" != 1 ] || echo "ORCM_BENCH_PROF_DIR=$RUN_DIR/prof"
 	# UML maps every vmalloc page with its own host mmap: this caps the
 	# number of siw connections the guest can hold (see guest.sh).
 	echo "ORCM_BENCH_HOST_MAX_MAP=$(cat /proc/sys/vm/max_map_count)"
@@ -156,6 +175,18 @@ setsid "$O/linux" mem="$MEM" root=/dev/root rootfstype=hostfs rootflags=/ ro \
 	panic_on_warn=0 uml_dir="$RUN_DIR/uml" umid="$BTAG" \
 	ORCM_ENV="$RUN_DIR/env" </dev/null >"$LOG" 2>&1 &
 uml=$!
+# The UML kernel runs in this one host process (its guest's processes in
+# others): the host's perf samples the guest kernel as user code.
+perf_pid=
+if [ "$ORCM_BENCH_PERF" = 1 ]; then
+	# The host kernel's share (UML's host system calls: timers, signal
+	# masks, page maps) is only sampled where perf_event_paranoid <= 1.
+	ev=cpu-clock
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 1 ] || ev=cpu-clock:u
+	perf record -q -e $ev -F 10000 -g -k CLOCK_REALTIME -p "$uml" \
+		-o "$OUT/perf.data" >"$OUT/perf.log" 2>&1 &
+	perf_pid=$!
+fi
 # Progress: the guest's "##" lines and the slot markers.
 tail -n +1 --pid="$uml" -f "$LOG" | tr -d '\r' |
 	grep --line-buffered -E '^## |@@BENCH (slot-|limit|splat|error|kmemleak count|end)' &
@@ -172,6 +203,10 @@ while kill -0 "$uml" 2>/dev/null; do
 done
 wait "$uml" 2>/dev/null || true
 kill -KILL -- "-$uml" 2>/dev/null || true
+if [ -n "$perf_pid" ]; then
+	kill -INT "$perf_pid" 2>/dev/null || true
+	wait "$perf_pid" 2>/dev/null || true
+fi
 wait "$tailer" 2>/dev/null || true
 log "VM ran $(($(date +%s) - start)) s (timed out: $timed_out)"
 
@@ -183,4 +218,13 @@ tr -d '\r' <"$LOG" | awk '
 	n > 0 { print; n-- }' >"$OUT/splats.txt"
 [ -s "$OUT/splats.txt" ] || rm -f "$OUT/splats.txt"
 report
+if [ -n "$perf_pid" ]; then
+	if python3 "$ORCM_REPO/tools/bench/profile.py" --raw "$OUT/raw.txt" \
+		--perf "$OUT/perf.data" --syms "$RUN_DIR/prof" --json "$OUT/profile.json" \
+		>"$OUT/profile.txt"; then
+		{ echo; cat "$OUT/profile.txt"; } | tee -a "$OUT/table.txt"
+	else
+		log "no profile (see $OUT/perf.log)"
+	fi
+fi
 [ ! -f "$OUT/splats.txt" ] || log "kernel splats during the run: $OUT/splats.txt"

@@ -83,6 +83,22 @@ emit() { echo "@@BENCH $*"; }
 log() { echo "## [$(now)] $*"; }
 now() { cut -d' ' -f1 /proc/uptime; }
 
+# Profiling (ORCM_BENCH_PERF=1: the host samples the UML process with perf;
+# see tools/bench/profile.py). The guest gives it each null run's window in
+# wall-clock time, which UML's guest shares with its host, and the kernel's
+# symbols (module addresses change as the stacks load) on a hostfs mount.
+PROF=/run/orcm/prof
+prof_init() {
+	[ -n "${ORCM_BENCH_PROF_DIR:-}" ] || return 0
+	mkdir -p $PROF
+	mount -t hostfs -o "$ORCM_BENCH_PROF_DIR" none $PROF ||
+		{ log "no hostfs mount for the profile"; ORCM_BENCH_PROF_DIR=; }
+}
+prof_syms() {
+	[ -n "${ORCM_BENCH_PROF_DIR:-}" ] || return 0
+	cp /proc/kallsyms "$PROF/kallsyms-$STACK-$ROUND.txt"
+}
+
 # kc NS COMMAND...: one command to the driver, written by a task in netns NS
 # ("-" = the initial namespace). The write returns when the command is done.
 kc() {
@@ -591,19 +607,32 @@ rxe_kernel() {
 	echo clear >"$D/ctl"
 }
 
-# null_run RECORD-CONTEXT... -- CONNECT-ARGS...: one null connect run with
-# the CPU time accounted (cm_acct.ko) from the command until the server has
-# reaped every connection it accepted; then the driver's result lines and
-# one "acct" record with the same context.
+# null_run RECORD-CONTEXT... -- CONNECT-ARGS...: one null connect run, from
+# the command until the server has reaped every connection it accepted, then
+# the driver's result lines. NULL_MODE=acct: the CPU time accounted
+# (cm_acct.ko), one "acct" record with the same context; NULL_MODE=prof: not
+# accounted (cm_acct's probes cost about as much as a CM and would be in the
+# profile), one "prof" record with the run's wall-clock window for the host's
+# sampler (tools/bench/profile.py).
+NULL_MODE=acct
 null_run() {
-	local ctx=()
+	local ctx=() t0 t1
 	while [ "$1" != -- ]; do ctx+=("$1"); shift; done
 	shift
-	echo start >"$ACCT"
-	kc - connect "$@"
-	srv_wait 0
-	echo stop >"$ACCT"
-	emit "acct stack=$STACK round=$ROUND ${ctx[*]} $(cat "$ACCT")"
+	if [ "$NULL_MODE" = prof ]; then
+		t0=$(date +%s.%N)
+		kc - connect "$@"
+		srv_wait 0
+		t1=$(date +%s.%N)
+		emit "prof stack=$STACK round=$ROUND ${ctx[*]} t0=$t0 t1=$t1"
+		ctx+=(pass=prof)
+	else
+		echo start >"$ACCT"
+		kc - connect "$@"
+		srv_wait 0
+		echo stop >"$ACCT"
+		emit "acct stack=$STACK round=$ROUND ${ctx[*]} $(cat "$ACCT")"
+	fi
 	results "${ctx[@]}"
 }
 
@@ -623,16 +652,12 @@ null_floor() {
 	emit "acct stack=$STACK round=$ROUND transport=null workload=nfloor count=$k $(cat "$ACCT")"
 }
 
-# The CM alone, over the null RNIC (initial namespace): the sweep, then the
-# scaling runs (other live ids; other listeners). A warm-up run first.
-null_kernel() {
+# The null workloads (NULL_MODE says how they are measured): the sweep, then
+# the scaling runs (other live ids; other listeners).
+null_workloads() {
 	local c n k=$ORCM_BENCH_NULL_COUNT w=$ORCM_BENCH_NULL_CONC
-	kc - listen tag=NL addr=$ADDR_N port=$PORT_NULL backlog=1024 || return 1
-	kc - connect tag=nwarm dst=$ADDR_N port=$PORT_NULL count=200 window=16
-	echo clear >"$D/ctl"
-	null_floor
 	for c in $ORCM_BENCH_NULL_SWEEP; do
-		log "null sweep: $k connections, $c in flight"
+		log "null sweep ($NULL_MODE): $k connections, $c in flight"
 		null_run transport=null workload=nsweep conc="$c" threads=1 count="$k" -- \
 			tag=nsw"$c" dst=$ADDR_N port=$PORT_NULL count="$k" window="$c"
 	done
@@ -642,7 +667,7 @@ null_kernel() {
 				window=256 stop=route hold=1 timeout=600
 			echo clear >"$D/ctl"
 		fi
-		log "null with $n other live ids: $k connections, $w in flight"
+		log "null ($NULL_MODE) with $n other live ids: $k connections, $w in flight"
 		null_run transport=null workload=nids ids="$n" conc="$w" threads=1 count="$k" -- \
 			tag=nid"$n" dst=$ADDR_N port=$PORT_NULL count="$k" window="$w"
 		[ "$n" -eq 0 ] || kc - release tag=nidle
@@ -650,11 +675,29 @@ null_kernel() {
 	for n in $ORCM_BENCH_NULL_LISTENERS; do
 		[ "$n" -le 1 ] || kc - listen tag=NLL addr=$ADDR_N port=$((PORT_NULL + 100)) \
 			count=$((n - 1)) backlog=16
-		log "null with $n listeners: $k connections, $w in flight"
+		log "null ($NULL_MODE) with $n listeners: $k connections, $w in flight"
 		null_run transport=null workload=nlisten listeners="$n" conc="$w" threads=1 \
 			count="$k" -- tag=nl"$n" dst=$ADDR_N port=$PORT_NULL count="$k" window="$w"
 		[ "$n" -le 1 ] || kc - unlisten tag=NLL
 	done
+}
+
+# The CM alone, over the null RNIC (initial namespace). A warm-up run, the
+# floor, the workloads accounted, then (ORCM_BENCH_PERF) the same workloads
+# sampled from the host.
+null_kernel() {
+	kc - listen tag=NL addr=$ADDR_N port=$PORT_NULL backlog=1024 || return 1
+	prof_syms
+	kc - connect tag=nwarm dst=$ADDR_N port=$PORT_NULL count=200 window=16
+	echo clear >"$D/ctl"
+	null_floor
+	NULL_MODE=acct
+	null_workloads
+	if [ -n "${ORCM_BENCH_PROF_DIR:-}" ]; then
+		NULL_MODE=prof
+		null_workloads
+		NULL_MODE=acct
+	fi
 	# Storms: 5,000 at 256 in flight (every one must be established: the
 	# driver fails a connection on any event out of its order), and at a
 	# listener whose backlog is 8 (refusals are counted, none may hang).
@@ -685,6 +728,7 @@ emit "info kernel=$(uname -r) mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/memin
 	"ids=$ORCM_BENCH_IDS listeners=$ORCM_BENCH_LISTENERS cmtime_conns=$ORCM_BENCH_CMTIME_CONNS" \
 	"cmtime_runs=$ORCM_BENCH_CMTIME_RUNS mem_rounds=$ORCM_BENCH_MEM_ROUNDS cmtime=$(dpkg-query -W -f='${Version}' rdmacm-utils 2>/dev/null)" \
 	"softrnic=$((ORCM_BENCH_SIW == 1 && ORCM_BENCH_SOFTRNIC == 1))"
+prof_init
 setup_net || { emit "error what=setup"; exit 1; }
 check_splats setup
 

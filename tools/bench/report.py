@@ -67,6 +67,10 @@ def read_raw(path):
                 continue
             rec = {k: num(v) for k, v in parse_kv(rest.split()).items()}
             rec["record"] = kind
+            # The profiled pass of the null runs (ORCM_BENCH_PERF) is
+            # tools/bench/profile.py's: not accounted, not in these tables.
+            if rec.get("pass") == "prof" or kind == "prof":
+                continue
             records.append(rec)
     return records, kmemleak_lines
 
