@@ -216,6 +216,16 @@ static void cb_add_stat(struct cb_line *line, const char *name,
 	       st->mean);
 }
 
+/*
+ * The wall clock's offset from the clock of start_ns/end_ns: the host's
+ * sampler (tools/bench/profile.py) places a run in its wall-clock samples.
+ */
+static void cb_add_real_off(struct cb_line *line)
+{
+	cb_add(line, " real_off_ns=%lld",
+	       (s64)(ktime_get_real_ns() - ktime_get_ns()));
+}
+
 /* ------------------------------------------------------------------------ */
 /* Command arguments                                                         */
 
@@ -1268,6 +1278,7 @@ static void cb_report_connect(struct cb_run *run)
 	cb_add(line, " ok=%u fail=%u lost=%u held=%d start_ns=%llu end_ns=%llu",
 	       run->ok, run->failed, run->lost, run->hold && !run->aborted,
 	       run->start_ns, run->end_ns);
+	cb_add_real_off(line);
 	cb_add_stat(line, "setup", &setup);
 	cb_add(line, " addr_p50_ns=%llu route_p50_ns=%llu qp_p50_ns=%llu",
 	       addr.p50, route.p50, qp.p50);
@@ -1307,6 +1318,7 @@ static void cb_report_teardown(struct cb_run *run)
 	       run->tag, n, run->threads, run->window);
 	cb_add(line, " ok=%u forced=%u start_ns=%llu end_ns=%llu", run->down_ok,
 	       run->down_forced, run->down_start_ns, run->down_end_ns);
+	cb_add_real_off(line);
 	cb_add_stat(line, "down", &down);
 	cb_add(line, " err=%s", run->err[0] ? run->err : "-");
 	cb_commit(line);
@@ -1895,6 +1907,7 @@ static int cb_cmd_tcp_connect(struct cb_args *a)
 	       a->tag, a->count, window, atomic_read(&run->ok),
 	       atomic_read(&run->failed));
 	cb_add(line, " start_ns=%llu end_ns=%llu", n ? start : 0, end);
+	cb_add_real_off(line);
 	cb_add_stat(line, "setup", &setup);
 	cb_add(line, " connect_p50_ns=%llu", conn.p50);
 	cb_add_stat(line, "down", &down);

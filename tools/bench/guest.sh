@@ -64,6 +64,7 @@ set -uo pipefail
 : "${ORCM_BENCH_NULL_CONC:=16}"       # in flight, null scaling runs
 : "${ORCM_BENCH_NULL_IDS:=0 1000 10000}"  # other live ids, null scaling
 : "${ORCM_BENCH_NULL_LISTENERS:=1 100 1000}" # listeners, null scaling
+: "${ORCM_BENCH_PROF_SERIAL:=1000}"   # serial softrnic/TCP setups, profiled
 
 D=/run/orcm/debug/cm_bench
 ACCT=/run/orcm/debug/cm_acct
@@ -93,6 +94,22 @@ prof_init() {
 	mkdir -p $PROF
 	mount -t hostfs -o "$ORCM_BENCH_PROF_DIR" none $PROF ||
 		{ log "no hostfs mount for the profile"; ORCM_BENCH_PROF_DIR=; }
+}
+# prof_window RECORD-CONTEXT... -- NS COMMAND...: one driver command, not
+# accounted, in a window for the host's sampler ("prof" record); then the
+# driver's result lines, marked pass=prof (the report leaves them out).
+prof_window() {
+	local ctx=() t0 t1 ns rc=0
+	while [ "$1" != -- ]; do ctx+=("$1"); shift; done
+	ns=$2
+	shift 2
+	t0=$(date +%s.%N)
+	kc "$ns" "$@" || rc=1
+	srv_wait 0 || rc=1
+	t1=$(date +%s.%N)
+	emit "prof stack=$STACK round=$ROUND ${ctx[*]} t0=$t0 t1=$t1"
+	results "${ctx[@]}" pass=prof
+	return $rc
 }
 prof_syms() {
 	[ -n "${ORCM_BENCH_PROF_DIR:-}" ] || return 0
@@ -253,6 +270,23 @@ check_splats() {
 		"$TMPDIR/dmesg.txt" | head -n 20 | while IFS= read -r l; do
 		emit "splat where=$where text=$(echo "$l" | tr ' =' '_:' | cut -c1-300)"
 	done
+}
+
+# UML's memory is a host file that the host fills on first touch: a page the
+# guest touches for the first time costs a host page fault, which hardware
+# does not know. Touch (almost) all free memory once, before any run, so
+# that no workload pays for being the first to need fresh pages (a cost of
+# 2-10 us per connection for one that allocates order-3 slabs, as seen by
+# the profile).
+prefault() {
+	local kb
+	kb=$(awk '/^MemFree:/ {print int($2 * 0.9)}' /proc/meminfo)
+	mkdir -p /run/orcm/fill
+	mount -t tmpfs -o size=$((kb + 1024))k tmpfs /run/orcm/fill || return 0
+	dd if=/dev/zero of=/run/orcm/fill/f bs=1M count=$((kb / 1024)) 2>/dev/null
+	rm -f /run/orcm/fill/f
+	umount /run/orcm/fill
+	log "prefaulted $((kb / 1024)) MiB"
 }
 
 # ---- topology ------------------------------------------------------------------
@@ -517,6 +551,7 @@ softrnic_kernel() {
 	local c t rc=0
 
 	kc $NS_S listen tag=SL addr=$ADDR_SRS port=$PORT_SR backlog=1024 || return 1
+	prof_syms
 	if ! kc $NS_S tcp_listen tag=ST addr=$ADDR_SRS port=$PORT_TCP_SR backlog=1024; then
 		kc $NS_S unlisten tag=SL
 		return 1
@@ -529,6 +564,15 @@ softrnic_kernel() {
 	kc $NS_C tcp_connect tag=tsserial dst=$ADDR_SRS port=$PORT_TCP_SR \
 		count="$ORCM_BENCH_SERIAL" window=1 || rc=1
 	results transport=tcp2 workload=serial conc=1 threads=1
+	# Profiled (ORCM_BENCH_PERF): where a serial setup's CPU goes, and the
+	# kernel TCP floor's, in more connections than above (for the samples).
+	if [ -n "${ORCM_BENCH_PROF_DIR:-}" ]; then
+		prof_window workload=srserial count="$ORCM_BENCH_PROF_SERIAL" -- $NS_C connect \
+			tag=spserial dst=$ADDR_SRS port=$PORT_SR count="$ORCM_BENCH_PROF_SERIAL" window=1 || rc=1
+		prof_window workload=tcpserial count="$ORCM_BENCH_PROF_SERIAL" -- $NS_C tcp_connect \
+			tag=tpserial dst=$ADDR_SRS port=$PORT_TCP_SR count="$ORCM_BENCH_PROF_SERIAL" \
+			window=1 || rc=1
+	fi
 
 	for c in $ORCM_BENCH_SWEEP; do
 		t=$((c < ORCM_BENCH_THREADS ? c : ORCM_BENCH_THREADS))
@@ -616,23 +660,18 @@ rxe_kernel() {
 # sampler (tools/bench/profile.py).
 NULL_MODE=acct
 null_run() {
-	local ctx=() t0 t1
+	local ctx=()
 	while [ "$1" != -- ]; do ctx+=("$1"); shift; done
 	shift
 	if [ "$NULL_MODE" = prof ]; then
-		t0=$(date +%s.%N)
-		kc - connect "$@"
-		srv_wait 0
-		t1=$(date +%s.%N)
-		emit "prof stack=$STACK round=$ROUND ${ctx[*]} t0=$t0 t1=$t1"
-		ctx+=(pass=prof)
-	else
-		echo start >"$ACCT"
-		kc - connect "$@"
-		srv_wait 0
-		echo stop >"$ACCT"
-		emit "acct stack=$STACK round=$ROUND ${ctx[*]} $(cat "$ACCT")"
+		prof_window "${ctx[@]}" -- - connect "$@"
+		return
 	fi
+	echo start >"$ACCT"
+	kc - connect "$@"
+	srv_wait 0
+	echo stop >"$ACCT"
+	emit "acct stack=$STACK round=$ROUND ${ctx[*]} $(cat "$ACCT")"
 	results "${ctx[@]}"
 }
 
@@ -729,6 +768,7 @@ emit "info kernel=$(uname -r) mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/memin
 	"cmtime_runs=$ORCM_BENCH_CMTIME_RUNS mem_rounds=$ORCM_BENCH_MEM_ROUNDS cmtime=$(dpkg-query -W -f='${Version}' rdmacm-utils 2>/dev/null)" \
 	"softrnic=$((ORCM_BENCH_SIW == 1 && ORCM_BENCH_SOFTRNIC == 1))"
 prof_init
+prefault
 setup_net || { emit "error what=setup"; exit 1; }
 check_splats setup
 

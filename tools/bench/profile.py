@@ -36,12 +36,23 @@ import subprocess
 import sys
 
 CM_MODS = ("rdma_cm", "iw_cm", "ib_cm", "ib_core")
-OWNERS = CM_MODS + ("null_rnic", "cm_bench", "cm_acct", "cm_floor")
+OWNERS = CM_MODS + ("softrnic", "null_rnic", "cm_bench", "cm_acct", "cm_floor")
+# The host network stack, by function name: the TCP connection of a
+# host-stack iWARP setup, and all of the kernel TCP floor's.
+NET_PREFIXES = ("tcp_", "__tcp", "inet_", "__inet", "inet6_", "ip_", "__ip", "ipv4_",
+                "ipv6_", "neigh_", "__neigh", "dev_", "__dev_", "veth_", "netif_",
+                "__netif", "net_rx", "process_backlog", "sock_", "__sock", "sk_", "__sk",
+                "release_sock", "lock_sock", "kernel_connect", "kernel_accept",
+                "kernel_sendmsg", "kernel_recvmsg", "skb_", "__skb", "kfree_skb",
+                "consume_skb", "fib_", "__fib", "nf_", "raw_v4", "icmp_", "secure_tcp",
+                "csum_", "__alloc_skb", "alloc_skb", "napi_", "__napi")
 SAMPLE_RE = re.compile(
     r"^(\d+) 0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_SAMPLE\([^)]*\): "
     r"(\d+)/(\d+): 0x([0-9a-f]+) period: (\d+)")
 CHAIN_RE = re.compile(r"^\.{5}\s+\d+: ([0-9a-f]{16})$")
 CONTEXT_MARK = 0xfffffffffffff000
+# softrnic's serial setup and the kernel TCP floor's (our stack only).
+SERIAL_KEYS = ("srserial", "tcpserial")
 
 
 def parse_kv(tokens):
@@ -104,12 +115,30 @@ def raw_records(path, kind, token=None):
 
 
 def windows_from_raw(path):
+    """The profiled runs' windows: the guest shell's (prof records), narrowed
+    to the driver's own first start and last end (its result records, on the
+    wall clock through real_off_ns), so that the shell's work around the run
+    (starting the command, polling for its end) falls outside."""
+    spans = {}
+    for kv, key in raw_records(path, "res", "pass=prof"):
+        try:
+            off = int(kv["real_off_ns"])
+            a, b = int(kv["start_ns"]) + off, int(kv["end_ns"]) + off
+        except (KeyError, ValueError):
+            continue
+        if int(kv["start_ns"]) <= 0 or b <= a:
+            continue
+        k = (kv["stack"], kv["round"], key)
+        lo, hi = spans.get(k, (a, b))
+        spans[k] = (min(lo, a), max(hi, b))
     wins = []
     for kv, key in raw_records(path, "prof"):
+        t0, t1 = int(float(kv["t0"]) * 1e9), int(float(kv["t1"]) * 1e9)
+        lo, hi = spans.get((kv["stack"], kv["round"], key), (t0, t1))
         wins.append({
             "stack": kv["stack"], "round": kv["round"], "key": key,
             "count": int(kv.get("count", "1")),
-            "t0": int(float(kv["t0"]) * 1e9), "t1": int(float(kv["t1"]) * 1e9),
+            "t0": max(t0, lo), "t1": min(t1, hi),
         })
     wins.sort(key=lambda w: w["t0"])
     return wins
@@ -140,6 +169,17 @@ def samples(perf_data):
     if cur is not None:
         yield cur
     proc.wait()
+
+
+def in_net(chain, syms):
+    """Does the sample's chain run through the host network stack?"""
+    for ip in chain:
+        name, mod = syms.lookup(ip)
+        if mod in OWNERS:
+            return False
+        if mod == "kernel" and name.startswith(NET_PREFIXES):
+            return True
+    return False
 
 
 def owner_of(chain, syms):
@@ -175,6 +215,39 @@ def driver_walls(path):
     return out
 
 
+def print_serial(serial, serial_fn, conns, rounds, top, out):
+    """softrnic's serial setup against the kernel TCP floor, CPU by owner."""
+    n = {k: sum(conns[("ours", r, k)] for r in rounds) for k in SERIAL_KEYS}
+    owners = sorted({o for k in serial for (o, _) in serial[k]},
+                    key=lambda o: -sum(serial["srserial"][(o, x)] for x in (False, True)))
+    print("\nsoftrnic serial setup (connect, teardown, 1 in flight) against the kernel TCP "
+          "floor, sampled: CPU us per connection by owner, network stack / other")
+    hdr = f"{'owner':<12} {'softrnic net':>12} {'other':>7} {'TCP floor net':>13} {'other':>7}"
+    print(hdr)
+    print("-" * len(hdr))
+    tot = {k: [0.0, 0.0] for k in SERIAL_KEYS}
+    for o in owners:
+        row = []
+        for k in SERIAL_KEYS:
+            for j, net in enumerate((True, False)):
+                v = serial[k][(o, net)] / 1000 / n[k] if n[k] else 0.0
+                tot[k][j] += v
+                row.append(v)
+        print(f"{o:<12} {row[0]:>12.2f} {row[1]:>7.2f} {row[2]:>13.2f} {row[3]:>7.2f}")
+    print(f"{'total':<12} {tot['srserial'][0]:>12.2f} {tot['srserial'][1]:>7.2f} "
+          f"{tot['tcpserial'][0]:>13.2f} {tot['tcpserial'][1]:>7.2f}")
+    a, b = sum(tot["srserial"]), sum(tot["tcpserial"])
+    if b:
+        print(f"  CPU per connection, both ends, setup and teardown: softrnic {a:.1f} us, "
+              f"TCP floor {b:.1f} us (connect, 64 B request/reply, close): {a / b:.2f}x")
+    print("softrnic serial: the functions that own the most CPU (innermost module frame; "
+          "(network): in the host network stack below it), us per connection")
+    for fn, v in serial_fn.most_common(top):
+        print(f"  {v / 1000 / n['srserial']:6.2f}  {fn}")
+    out["serial"] = {k: {f"{o}{' net' if net else ''}": v / 1000 / n[k]
+                         for (o, net), v in serial[k].items()} for k in SERIAL_KEYS if n[k]}
+
+
 def fmt_ratio(o, s):
     return f"{o / s:.2f}x" if s else "-"
 
@@ -208,6 +281,8 @@ def main():
         conns[(w["stack"], w["round"], w["key"])] += w["count"]
     fn_own = {s: collections.Counter() for s in ("stock", "ours")}
     fn_leaf = {s: collections.Counter() for s in ("stock", "ours")}
+    serial = collections.defaultdict(collections.Counter)
+    serial_fn = collections.Counter()
     period = 0
     nsamples = 0
     for t, _pid, per, chain in samples(args.perf):
@@ -219,6 +294,12 @@ def main():
         nsamples += 1
         own, fn, leaf = owner_of(chain, syms_for(w))
         cpu[(w["stack"], w["round"], w["key"])][own] += per
+        if w["key"] in SERIAL_KEYS:
+            net = in_net(chain, syms_for(w))
+            serial[w["key"]][(own, net)] += per
+            if w["key"] == "srserial":
+                serial_fn[f"{fn} [{own}]" + (" (network)" if net else "")] += per
+            continue
         if own in CM_MODS:
             fn_own[w["stack"]][f"{fn} [{own}]"] += per
             fn_leaf[w["stack"]][f"{leaf[0]} [{leaf[1]}]"] += per
@@ -312,6 +393,8 @@ def main():
             print(f"  {v / 1000 / n:6.2f}  {100 * v / tot:5.1f}%  {fn}")
         out["functions"][s] = {fn: v / 1000 / n for fn, v in fn_own[s].most_common(200)}
         out["leaves"][s] = {fn: v / 1000 / n for fn, v in fn_leaf[s].most_common(200)}
+    if serial:
+        print_serial(serial, serial_fn, conns, rounds, args.top, out)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1)
