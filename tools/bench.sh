@@ -176,16 +176,37 @@ setsid "$O/linux" mem="$MEM" root=/dev/root rootfstype=hostfs rootflags=/ ro \
 	ORCM_ENV="$RUN_DIR/env" </dev/null >"$LOG" 2>&1 &
 uml=$!
 # The UML kernel runs in this one host process (its guest's processes in
-# others): the host's perf samples the guest kernel as user code.
+# others): the host's perf samples the guest kernel as user code. It records
+# only while the guest asks (a whole run would be gigabytes): the guest
+# creates prof/req.SEQ.enable or .disable through hostfs, prof_relay passes
+# it to perf's control FIFO and renames the request.
 perf_pid=
+prof_relay() {
+	local f
+	while kill -0 "$uml" 2>/dev/null && kill -0 "$perf_pid" 2>/dev/null; do
+		for f in "$RUN_DIR"/prof/req.*.enable "$RUN_DIR"/prof/req.*.disable; do
+			[ -e "$f" ] || continue
+			echo "${f##*.}" >&8
+			read -r -t 5 -u 9 _ || true
+			mv "$f" "$f.done"
+		done
+		sleep 0.05
+	done
+}
 if [ "$ORCM_BENCH_PERF" = 1 ]; then
 	# The host kernel's share (UML's host system calls: timers, signal
 	# masks, page maps) is only sampled where perf_event_paranoid <= 1.
 	ev=cpu-clock
 	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 1 ] || ev=cpu-clock:u
-	perf record -q -e $ev -F 10000 -g -k CLOCK_REALTIME -p "$uml" \
+	rm -f "$RUN_DIR/perf.ctl" "$RUN_DIR/perf.ack"
+	mkfifo "$RUN_DIR/perf.ctl" "$RUN_DIR/perf.ack"
+	# Held open both ways here, so that neither side's open blocks.
+	exec 8<>"$RUN_DIR/perf.ctl" 9<>"$RUN_DIR/perf.ack"
+	perf record -q -e $ev -F 10000 -g -k CLOCK_REALTIME -D -1 --no-buildid \
+		--control "fifo:$RUN_DIR/perf.ctl,$RUN_DIR/perf.ack" -p "$uml" \
 		-o "$OUT/perf.data" >"$OUT/perf.log" 2>&1 &
 	perf_pid=$!
+	prof_relay &
 fi
 # Progress: the guest's "##" lines and the slot markers.
 tail -n +1 --pid="$uml" -f "$LOG" | tr -d '\r' |

@@ -111,6 +111,15 @@ prof_window() {
 	results "${ctx[@]}" pass=prof
 	return $rc
 }
+# prof_rec enable|disable: ask the host to start or stop sampling
+# (tools/bench.sh, prof_relay); it polls every 50 ms.
+PROF_SEQ=0
+prof_rec() {
+	[ -n "${ORCM_BENCH_PROF_DIR:-}" ] || return 0
+	PROF_SEQ=$((PROF_SEQ + 1))
+	: >"$PROF/req.$(printf %05d $PROF_SEQ).$1"
+	sleep 0.3
+}
 prof_syms() {
 	[ -n "${ORCM_BENCH_PROF_DIR:-}" ] || return 0
 	cp /proc/kallsyms "$PROF/kallsyms-$STACK-$ROUND.txt"
@@ -567,11 +576,13 @@ softrnic_kernel() {
 	# Profiled (ORCM_BENCH_PERF): where a serial setup's CPU goes, and the
 	# kernel TCP floor's, in more connections than above (for the samples).
 	if [ -n "${ORCM_BENCH_PROF_DIR:-}" ]; then
+		prof_rec enable
 		prof_window workload=srserial count="$ORCM_BENCH_PROF_SERIAL" -- $NS_C connect \
 			tag=spserial dst=$ADDR_SRS port=$PORT_SR count="$ORCM_BENCH_PROF_SERIAL" window=1 || rc=1
 		prof_window workload=tcpserial count="$ORCM_BENCH_PROF_SERIAL" -- $NS_C tcp_connect \
 			tag=tpserial dst=$ADDR_SRS port=$PORT_TCP_SR count="$ORCM_BENCH_PROF_SERIAL" \
 			window=1 || rc=1
+		prof_rec disable
 	fi
 
 	for c in $ORCM_BENCH_SWEEP; do
@@ -734,7 +745,9 @@ null_kernel() {
 	null_workloads
 	if [ -n "${ORCM_BENCH_PROF_DIR:-}" ]; then
 		NULL_MODE=prof
+		prof_rec enable
 		null_workloads
+		prof_rec disable
 		NULL_MODE=acct
 	fi
 	# Storms: 5,000 at 256 in flight (every one must be established: the
