@@ -215,7 +215,23 @@ def driver_walls(path):
     return out
 
 
-def print_serial(serial, serial_fn, conns, rounds, top, out):
+def print_bound(setup, out):
+    """softrnic's setup p50 against its parts: the kernel TCP floor's and our
+    CM's over the null RNIC (no TCP, no MPA), all from the profiled pass (no
+    cm_acct in the path). On one CPU the parts cannot overlap."""
+    med = {k: median(v) for k, v in setup.items() if v}
+    sr, tcp, null = med.get("srserial"), med.get("tcpserial"), med.get("nsweep conc=1")
+    if not (sr and tcp and null):
+        return
+    print(f"  setup p50 (medians over rounds): softrnic {sr:.1f} us = {sr / tcp:.2f}x the kernel "
+          f"TCP floor's {tcp:.1f} us; our CM's own setup over the null RNIC {null:.1f} us.")
+    print(f"  No host-stack setup can beat TCP floor + CM: ({tcp:.1f} + {null:.1f}) / {tcp:.1f} = "
+          f"{(tcp + null) / tcp:.2f}x the floor, before MPA, RTR and the QP hand-off.")
+    out["setup_bound"] = {"softrnic_p50_us": sr, "tcp_p50_us": tcp, "null_p50_us": null,
+                          "ratio": sr / tcp, "bound": (tcp + null) / tcp}
+
+
+def print_serial(serial, serial_fn, conns, rounds, top, out, setup=None):
     """softrnic's serial setup against the kernel TCP floor, CPU by owner."""
     n = {k: sum(conns[("ours", r, k)] for r in rounds) for k in SERIAL_KEYS}
     owners = sorted({o for k in serial for (o, _) in serial[k]},
@@ -240,12 +256,23 @@ def print_serial(serial, serial_fn, conns, rounds, top, out):
     if b:
         print(f"  CPU per connection, both ends, setup and teardown: softrnic {a:.1f} us, "
               f"TCP floor {b:.1f} us (connect, 64 B request/reply, close): {a / b:.2f}x")
+    if setup:
+        print_bound(setup, out)
     print("softrnic serial: the functions that own the most CPU (innermost module frame; "
           "(network): in the host network stack below it), us per connection")
     for fn, v in serial_fn.most_common(top):
         print(f"  {v / 1000 / n['srserial']:6.2f}  {fn}")
     out["serial"] = {k: {f"{o}{' net' if net else ''}": v / 1000 / n[k]
                          for (o, net), v in serial[k].items()} for k in SERIAL_KEYS if n[k]}
+
+
+def setup_p50s(path, stack):
+    """workload key -> [setup p50 us per round] of STACK's profiled pass."""
+    out = collections.defaultdict(list)
+    for kv, key in raw_records(path, "res", "pass=prof"):
+        if kv.get("stack") == stack and kv.get("op") == "connect" and "setup_p50_ns" in kv:
+            out[key].append(int(kv["setup_p50_ns"]) / 1000)
+    return out
 
 
 def fmt_ratio(o, s):
@@ -394,7 +421,8 @@ def main():
         out["functions"][s] = {fn: v / 1000 / n for fn, v in fn_own[s].most_common(200)}
         out["leaves"][s] = {fn: v / 1000 / n for fn, v in fn_leaf[s].most_common(200)}
     if serial:
-        print_serial(serial, serial_fn, conns, rounds, args.top, out)
+        print_serial(serial, serial_fn, conns, rounds, args.top, out,
+                     setup_p50s(args.raw, "ours"))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1)
