@@ -32,6 +32,8 @@ ORCM_PKGS=(
 )
 # tests/progs (make progs): the test programs that the e2e scripts run.
 ORCM_PKGS+=(librdmacm-dev libibverbs-dev)
+# tools/bench/test_profile.py (make check, step bench-tools).
+ORCM_PKGS+=(python3)
 # tests/e2e/ulp-*.sh (kernel ULPs), run inside the VM from the host's /: nvme-cli,
 # open-iscsi (iscsid, iscsiadm), the NFS server and client tools (exportfs,
 # rpc.mountd, mount.nfs, rpcbind, rpcinfo), mkfs.ext4 and e2fsck.

@@ -144,13 +144,12 @@ def windows_from_raw(path):
     return wins
 
 
-def samples(perf_data):
-    """(time ns, pid, period ns, [ips innermost first]) from perf script -D."""
-    proc = subprocess.Popen(["perf", "script", "-i", perf_data, "-D"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True, errors="replace", bufsize=1 << 20)
+def parse_dump(lines):
+    """(time ns, pid, period ns, [ips innermost first]) from the lines of
+    `perf script -D`: each PERF_RECORD_SAMPLE line, then its frame-pointer
+    chain without perf's context marks."""
     cur = None
-    for line in proc.stdout:
+    for line in lines:
         if cur is not None:
             m = CHAIN_RE.match(line)
             if m:
@@ -168,6 +167,14 @@ def samples(perf_data):
                 cur = (int(m.group(1)), int(m.group(2)), int(m.group(5)), [])
     if cur is not None:
         yield cur
+
+
+def samples(perf_data):
+    """The samples of PERF_DATA (parse_dump() of perf script -D)."""
+    proc = subprocess.Popen(["perf", "script", "-i", perf_data, "-D"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, errors="replace", bufsize=1 << 20)
+    yield from parse_dump(proc.stdout)
     proc.wait()
 
 
