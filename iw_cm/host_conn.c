@@ -25,6 +25,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/minmax.h>
 #include <linux/net.h>
 #include <linux/slab.h>
@@ -38,6 +39,10 @@
 #include "host.h"
 #include "iwcm.h"
 
+/* Connections allocated and not yet freed (KUnit: none may linger). */
+atomic_t hcm_conns_live = ATOMIC_INIT(0);
+EXPORT_SYMBOL_IF_KUNIT(hcm_conns_live);
+
 static void hcm_conn_free(struct kref *kref)
 {
 	struct orcm_iw_conn *conn = container_of(kref, struct orcm_iw_conn,
@@ -46,6 +51,7 @@ static void hcm_conn_free(struct kref *kref)
 	WARN_ON_ONCE(conn->sock);
 	WARN_ON_ONCE(conn->cm_id);
 	kfree(conn);
+	atomic_dec(&hcm_conns_live);
 }
 
 void hcm_conn_put(struct orcm_iw_conn *conn)
@@ -364,6 +370,12 @@ static void hcm_conn_deliver(struct orcm_iw_conn *conn, bool timed_out)
 
 		cm_id->event_handler(cm_id, &ev);
 		if (last) {
+			/*
+			 * A responder that died before its RTR still has the
+			 * RTR timer armed: a timer outliving the machine would
+			 * fire into hcm_wq, gone once iw_cm is unloaded.
+			 */
+			hcm_conn_disarm(conn);
 			cm_id->rem_ref(cm_id);
 			hcm_conn_put(conn);	/* the machine's */
 			return;
@@ -807,6 +819,7 @@ struct orcm_iw_conn *hcm_conn_alloc(struct ib_device *dev,
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		return NULL;
+	atomic_inc(&hcm_conns_live);
 	kref_init(&conn->kref);
 	INIT_WORK(&conn->work, hcm_conn_work);
 	INIT_DELAYED_WORK(&conn->timer, hcm_conn_timer_fn);

@@ -907,6 +907,52 @@ static void hk_test_bad_reply(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, hk_closed_within(s, WAIT_MS));
 }
 
+/*
+ * A responder may send its first FPDU in the same segment as its reply
+ * (no peer-to-peer: it need not wait for an RTR). The host CM reads the
+ * reply and not one octet more: what follows is the driver's, still in the
+ * socket it is handed (softrnic reads it once attached, sr_conn_attach()).
+ */
+static void hk_test_reply_and_data_in_one_write(struct kunit *test)
+{
+	/* The good reply's control octets: peer-to-peer, WRITE RTR. */
+	static const u8 rep[16] = { 0x10, 2, 0, 4, 0x80, 1, 0x80, 1 };
+	static const u8 tail[] = { 0x00, 0x0a, 0x41, 0x43, 1, 2, 3, 4,
+				   5, 6, 7, 8 };
+	struct hk_ctx *ctx = test->priv;
+	struct orcm_mpa_frame req;
+	struct socket *ls, *s;
+	struct iw_cm_id *aid;
+	struct msghdr msg = {};
+	struct kvec vec;
+	u8 *buf, got[sizeof(tail)];
+	int i;
+	u16 port;
+
+	buf = kunit_kzalloc(test, ORCM_MPA_FRAME_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	ls = hk_raw_listen(test, &port);
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, "x", 1, 1, 1), 0);
+	s = hk_raw_accept(test, ls);
+	KUNIT_ASSERT_GT(test, hk_raw_frame(s, true, buf, &req), 0);
+	/* The good reply, then the data: one send. */
+	hk_frame(buf, REP_KEY, rep);
+	memcpy(buf + 24, tail, sizeof(tail));
+	KUNIT_ASSERT_EQ(test, hk_send(s, buf, 24 + sizeof(tail)),
+			(int)(24 + sizeof(tail)));
+	i = hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_ASSERT_EQ(test, ctx->ev[i].status, 0);
+	KUNIT_ASSERT_TRUE(test, ctx->qps[QPN_INI].attached);
+	/* The attached socket still holds every octet after the reply. */
+	vec.iov_base = got;
+	vec.iov_len = sizeof(got);
+	KUNIT_ASSERT_EQ(test, kernel_recvmsg(ctx->qps[QPN_INI].sock, &msg, &vec,
+					     1, sizeof(got), MSG_WAITALL),
+			(int)sizeof(got));
+	KUNIT_EXPECT_MEMEQ(test, got, tail, sizeof(tail));
+}
+
 /* A raw client sends @frame to the host CM's listener. */
 struct bad_request {
 	const char *name;
@@ -1243,12 +1289,26 @@ static struct iw_cm_id *hk_p2p_accepted(struct kunit *test)
 	return child;
 }
 
+/* Wait up to @ms for at most @n host CM connections to be left. */
+static bool hk_conns_at_most(int n, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	while (atomic_read(&hcm_conns_live) > n) {
+		if (time_after(jiffies, end))
+			return false;
+		usleep_range(10000, 20000);
+	}
+	return true;
+}
+
 static void hk_test_rsp_dies_before_rtr(struct kunit *test)
 {
 	struct hk_ctx *ctx = test->priv;
 	struct iw_cm_id *child = hk_p2p_accepted(test);
-	int i;
+	int i, live;
 
+	live = atomic_read(&hcm_conns_live);
 	hk_release(&ctx->qps[QPN_RSP], -ECONNRESET);
 	i = hk_wait(ctx, child, IW_CM_EVENT_ESTABLISHED);
 	KUNIT_ASSERT_GE(test, i, 0);
@@ -1256,6 +1316,12 @@ static void hk_test_rsp_dies_before_rtr(struct kunit *test)
 	iwcm_flush_events();
 	KUNIT_EXPECT_EQ(test, iwcm_id_state(child), IWCM_IDLE);
 	KUNIT_EXPECT_LT(test, hk_find(ctx, child, IW_CM_EVENT_CLOSE), 0);
+	/*
+	 * The responder's machine is over: its connection goes now, not when
+	 * the RTR timer (rtr_timeout_ms, 5 s) would have fired. A timer left
+	 * armed would outlive iw_cm's workqueue on unload.
+	 */
+	KUNIT_EXPECT_TRUE(test, hk_conns_at_most(live - 1, 1000));
 }
 
 /* An initiator that never sends its RTR: the responder gives up on it. */
@@ -1328,6 +1394,7 @@ static struct kunit_case iw_host_cases[] = {
 	KUNIT_CASE(hk_test_connect_refused),
 	KUNIT_CASE(hk_test_connect_does_not_block),
 	KUNIT_CASE_PARAM(hk_test_bad_reply, bad_reply_gen_params),
+	KUNIT_CASE(hk_test_reply_and_data_in_one_write),
 	KUNIT_CASE_PARAM(hk_test_bad_request, bad_request_gen_params),
 	KUNIT_CASE(hk_test_half_open_cap),
 	KUNIT_CASE(hk_test_backlog_and_host_port),
