@@ -91,6 +91,8 @@ VM_TIMEOUT=${ORCM_BENCH_TIMEOUT:-1700}
 # calls) only where kernel.perf_event_paranoid <= 1 (see the README).
 if [ "${ORCM_BENCH_PERF:=auto}" = auto ]; then
 	ORCM_BENCH_PERF=0
+	# A subshell: a machine without the package only loses the profile.
+	command -v perf >/dev/null || (ensure_pkgs linux-perf) || true
 	if command -v perf >/dev/null &&
 		perf record -q -e cpu-clock:u -o /dev/null -- true >/dev/null 2>&1; then
 		ORCM_BENCH_PERF=1
