@@ -85,9 +85,10 @@ log() { echo "## [$(now)] $*"; }
 now() { cut -d' ' -f1 /proc/uptime; }
 
 # Profiling (ORCM_BENCH_PERF=1: the host samples the UML process with perf;
-# see tools/bench/profile.py). The guest gives it each null run's window in
-# wall-clock time, which UML's guest shares with its host, and the kernel's
-# symbols (module addresses change as the stacks load) on a hostfs mount.
+# see tools/bench/profile.py). The guest asks the host to record around each
+# profiled pass, gives it each profiled run's window in wall-clock time,
+# which UML's guest shares with its host, and the kernel's symbols (module
+# addresses change as the stacks load) on a hostfs mount.
 PROF=/run/orcm/prof
 prof_init() {
 	[ -n "${ORCM_BENCH_PROF_DIR:-}" ] || return 0
@@ -284,9 +285,9 @@ check_splats() {
 # UML's memory is a host file that the host fills on first touch: a page the
 # guest touches for the first time costs a host page fault, which hardware
 # does not know. Touch (almost) all free memory once, before any run, so
-# that no workload pays for being the first to need fresh pages (a cost of
-# 2-10 us per connection for one that allocates order-3 slabs, as seen by
-# the profile).
+# that no workload pays for being the first to need fresh pages (the
+# profile saw softrnic's serial setup pay 17 us of CPU per connection in
+# new_slab before this, 2 us after).
 prefault() {
 	local kb
 	kb=$(awk '/^MemFree:/ {print int($2 * 0.9)}' /proc/meminfo)
