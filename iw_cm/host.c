@@ -609,4 +609,10 @@ int iwcm_host_init(void)
 void iwcm_host_exit(void)
 {
 	destroy_workqueue(hcm_wq);
+	/*
+	 * Every user and driver is gone: a connection still here is held by
+	 * a leak or by an armed timer, which would fire into the workqueue
+	 * just destroyed.
+	 */
+	WARN_ON(atomic_read(&hcm_conns_live));
 }
