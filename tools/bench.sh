@@ -37,11 +37,13 @@
 #                             the ours slots with the siw workloads: serial and
 #                             sweep on a second veth pair, with its TCP floor)
 #   ORCM_BENCH_PERF [auto]  (1: run the null workloads a second time, not
-#                         accounted, while the host's perf samples the UML
-#                         process; profile.txt, appended to table.txt: the
-#                         CM's CPU per connection and where it goes, by
-#                         module and function (tools/bench/profile.py).
-#                         auto: 1 where perf can sample a process here)
+#                         accounted, and ORCM_BENCH_PROF_SERIAL [1000] serial
+#                         softrnic and TCP floor connections, while the
+#                         host's perf samples the UML process; profile.txt,
+#                         appended to table.txt: the CM's CPU per connection
+#                         and where it goes, by module and function
+#                         (tools/bench/profile.py). auto: 1 where perf can
+#                         sample a process here)
 #   ORCM_BENCH_KERNEL [release]  (release: a UML kernel without KASAN, lockdep,
 #                                kmemleak and list/object debugging, built and
 #                                cached next to the test kernel; debug: the

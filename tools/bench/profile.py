@@ -32,6 +32,7 @@ import collections
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 
@@ -204,9 +205,7 @@ def owner_of(chain, syms):
 
 
 def median(vals):
-    v = sorted(vals)
-    n = len(v)
-    return (v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2) if n else None
+    return statistics.median(vals) if vals else None
 
 
 def driver_walls(path):
