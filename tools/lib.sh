@@ -59,11 +59,11 @@ ensure_pkgs() {
 	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
 	export DEBIAN_FRONTEND=noninteractive
 	if [ -z "${ORCM_APT_UPDATED:-}" ]; then
-		"${sudo[@]}" apt-get update -q || die "apt-get update failed"
+		"${sudo[@]}" apt-get update -q >&2 || die "apt-get update failed"
 		ORCM_APT_UPDATED=1
 		export ORCM_APT_UPDATED
 	fi
-	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" ||
+	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 ||
 		die "apt-get install ${missing[*]} failed"
 }
 
