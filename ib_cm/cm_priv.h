@@ -356,6 +356,7 @@ struct cm_id_priv *cm_id_alloc(struct ib_device *device,
 void cm_get(struct cm_id_priv *priv);
 void cm_put(struct cm_id_priv *priv);
 void cm_destroy(struct cm_id_priv *priv, bool from_handler);
+void cm_discard_new(struct cm_id_priv *priv);
 struct cm_id_priv *cm_lookup_local(__be32 local_id);
 struct cm_id_priv *cm_lookup_remote(__be32 remote_id, __be64 guid);
 struct cm_id_priv *cm_insert_remote_id(struct cm_id_priv *priv);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Disconnecting: DREQ (with retries; a timeout still ends in timewait),
- * DREP, simultaneous DREQs, a DREQ in timewait (answered with a DREP), and the
- * timewait that ends with IB_CM_TIMEWAIT_EXIT (id.c runs its timer).
+ * DREP, simultaneous DREQs, a DREQ in timewait or for a connection we do
+ * not have (both answered with a DREP), and the timewait that ends with
+ * IB_CM_TIMEWAIT_EXIT (id.c runs its timer).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -128,6 +129,27 @@ int ib_send_cm_drep(struct ib_cm_id *cm_id, const void *private_data,
 }
 EXPORT_SYMBOL(ib_send_cm_drep);
 
+/*
+ * A DREQ for a connection we do not have (long gone, or never ours): a DREP
+ * built from the work completion and owned by no id, so that the peer's
+ * disconnect completes at once instead of retrying into its timeout. The
+ * in-tree CM answers so too.
+ */
+static void cm_drep_from_wc(struct cm_port *port, struct ib_mad_recv_wc *wc,
+			    const struct cm_msg *rcvd)
+{
+	struct cm_msg *msg = kzalloc(sizeof(*msg), GFP_KERNEL);
+
+	if (!msg)
+		return;
+	msg->attr_id = CM_DREP_ATTR_ID;
+	msg->tid = rcvd->tid;
+	msg->disc.local_comm_id = rcvd->disc.remote_comm_id;
+	msg->disc.remote_comm_id = rcvd->disc.local_comm_id;
+	cm_send_reply_from_wc(port, wc, msg);
+	kfree(msg);
+}
+
 void cm_recv_dreq(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		  struct cm_msg *msg)
 {
@@ -136,8 +158,13 @@ void cm_recv_dreq(struct cm_port *port, struct ib_mad_recv_wc *wc,
 	struct cm_id_priv *priv;
 
 	priv = cm_lookup_local(dreq->remote_comm_id);
+	if (priv && READ_ONCE(priv->id.remote_id) != dreq->local_comm_id) {
+		cm_put(priv);
+		priv = NULL;
+	}
 	if (!priv) {
 		cm_count(CM_CNT_RX_UNKNOWN_ID);
+		cm_drep_from_wc(port, wc, msg);
 		return;
 	}
 	elem = cm_event_alloc(IB_CM_DREQ_RECEIVED, GFP_KERNEL);

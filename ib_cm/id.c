@@ -374,7 +374,8 @@ static void cm_destroy_protocol(struct cm_id_priv *priv)
  * cm_destroy - let go of the user's reference on an id
  * @priv: the id
  * @from_handler: called from the id's own work item (its handler returned
- *	non-zero): the id is freed by its last reference, not waited for
+ *	non-zero), or for an id no handler has seen (cm_discard_new()): the
+ *	id is freed by its last reference, not waited for
  */
 void cm_destroy(struct cm_id_priv *priv, bool from_handler)
 {
@@ -423,6 +424,23 @@ void cm_destroy(struct cm_id_priv *priv, bool from_handler)
 	cm_put(priv);
 	wait_for_completion(&priv->done);
 	cm_release(priv);
+}
+
+/**
+ * cm_discard_new - take down an id the receive path made and never exposed
+ * @priv: the id; no handler has seen it, no work of its is queued
+ *
+ * Called from the MAD layer's receive context, which is also the context
+ * that completes the id's sends: so it never waits. The id goes idle without
+ * protocol traffic and is freed by its last reference, whenever a send of
+ * its completes.
+ */
+void cm_discard_new(struct cm_id_priv *priv)
+{
+	spin_lock(&priv->lock);
+	priv->id.state = IB_CM_IDLE;
+	spin_unlock(&priv->lock);
+	cm_destroy(priv, true);
 }
 
 /**

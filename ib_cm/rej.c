@@ -171,6 +171,25 @@ void cm_reject_from_wc(struct cm_port *port, struct ib_mad_recv_wc *wc,
 	kfree(msg);
 }
 
+/*
+ * Does @rej belong to the connection of @priv (found by the REJ's remote
+ * comm id, or for a TIMEOUT by its local comm id and ARI)? A REJ of our REQ
+ * may come before the peer told us its comm id, and from a peer that made
+ * no id at all (its local comm id 0 then), so it is taken only while we
+ * know no remote comm id. Any other REJ must carry the remote comm id we
+ * know: otherwise one learnt local comm id (they are a cyclic index XOR one
+ * random value) would let anyone on the subnet tear down its neighbours.
+ * This is the in-tree CM's rule.
+ */
+static bool cm_rej_is_ours(struct cm_id_priv *priv,
+			   const struct cm_rej_info *rej)
+{
+	lockdep_assert_held(&priv->lock);
+	if (rej->msg_rejected == CM_MSG_REQ)
+		return !priv->id.remote_id;
+	return priv->id.remote_id == rej->local_comm_id;
+}
+
 void cm_recv_rej(struct cm_port *port, struct cm_msg *msg)
 {
 	const struct cm_rej_info *rej = &msg->rej;
@@ -200,9 +219,7 @@ void cm_recv_rej(struct cm_port *port, struct cm_msg *msg)
 		goto out;
 	}
 	spin_lock(&priv->lock);
-	/* A REJ to our REQ may come from a peer without an id (comm id 0). */
-	if (priv->id.remote_id && rej->local_comm_id &&
-	    priv->id.remote_id != rej->local_comm_id)
+	if (!cm_rej_is_ours(priv, rej))
 		goto bad;
 	switch (priv->id.state) {
 	case IB_CM_REQ_SENT:

@@ -277,13 +277,20 @@ static void cm_fill_req_event(struct cm_event_elem *elem,
 	elem->ev.private_data = elem->data;
 }
 
-/* Take a fresh, never-exposed id down without protocol traffic. */
-static void cm_drop_new(struct cm_id_priv *priv)
+/*
+ * A REQ from a remote QP that is still in a connection of ours (@cur): the
+ * REQ is rejected as stale by a REJ built from the work completion, owned
+ * by no id, so that nothing here waits for a send that only this context
+ * could complete; the old connection is disconnected, as the IBA's stale
+ * connection rule asks and the in-tree CM does.
+ */
+static void cm_reject_stale(struct cm_port *port, struct ib_mad_recv_wc *wc,
+			    const struct cm_msg *msg, struct cm_id_priv *cur)
 {
-	spin_lock(&priv->lock);
-	priv->id.state = IB_CM_IDLE;
-	spin_unlock(&priv->lock);
-	cm_destroy(priv, false);
+	cm_count(CM_CNT_RX_STALE);
+	cm_reject_from_wc(port, wc, msg, IB_CM_REJ_STALE_CONN);
+	ib_send_cm_dreq(&cur->id, NULL, 0);
+	cm_put(cur);
 }
 
 void cm_recv_req(struct cm_port *port, struct ib_mad_recv_wc *wc,
@@ -360,13 +367,7 @@ void cm_recv_req(struct cm_port *port, struct ib_mad_recv_wc *wc,
 	if (priv->qp_type != IB_QPT_XRC_TGT) {
 		cur = cm_insert_remote_qpn(priv);
 		if (cur) {
-			/* That remote QP is in a connection of ours still. */
-			cm_count(CM_CNT_RX_STALE);
-			cm_put(cur);
-			spin_lock(&priv->lock);
-			cm_send_rej_locked(priv, IB_CM_REJ_STALE_CONN, NULL, 0,
-					   NULL, 0);
-			spin_unlock(&priv->lock);
+			cm_reject_stale(port, wc, msg, cur);
 			goto err_id;
 		}
 	}
@@ -377,11 +378,11 @@ void cm_recv_req(struct cm_port *port, struct ib_mad_recv_wc *wc,
 	return;
 
 err_id:
-	cm_drop_new(priv);
+	cm_discard_new(priv);
 	priv = NULL;
 err_alloc:
 	if (!IS_ERR_OR_NULL(priv))
-		cm_destroy(priv, false);
+		cm_discard_new(priv);
 	kfree(elem);
 	cm_put(listen);
 }

@@ -116,7 +116,7 @@ void cm_recv_sidr_req(struct cm_port *port, struct ib_mad_recv_wc *wc,
 	if (!elem || IS_ERR(priv)) {
 		cm_count(CM_CNT_RX_NOMEM);
 		if (!IS_ERR(priv))
-			cm_destroy(priv, false);
+			cm_discard_new(priv);
 		goto err;
 	}
 	if (cm_set_av_from_wc(priv, port, wc)) {
@@ -152,7 +152,7 @@ void cm_recv_sidr_req(struct cm_port *port, struct ib_mad_recv_wc *wc,
 	return;
 
 err_id:
-	cm_destroy(priv, false);
+	cm_discard_new(priv);
 err:
 	kfree(elem);
 	cm_put(listen);

@@ -932,6 +932,91 @@ static void ibcm_dup_rep_after_delayed_mra(struct kunit *test)
 	set_state(priv, IB_CM_IDLE);
 }
 
+/*
+ * Whose REJ is it? An id with remote comm id 0x5151 (or none yet) gets a REJ
+ * naming its local comm id; whether the REJ is taken depends on what it
+ * rejects and on the comm id it carries, as in-tree (cm_acquire_rejected_id):
+ * a REJ of a REQ only while we know no remote id, any other only with the
+ * remote comm id we know. A spoofed REJ (local comm id 0, or a wrong one)
+ * must leave an established connection and one being set up alone.
+ */
+struct rej_case {
+	const char *name;
+	enum ib_cm_state state;
+	u32 remote_id;			/* ours, 0: none yet */
+	u8 msg_rejected;
+	u32 rej_local_id;		/* the REJ's LocalCommID */
+	u16 reason;
+	bool taken;
+};
+
+static const struct rej_case rej_cases[] = {
+	{ "est-spoof-id0-stale", IB_CM_ESTABLISHED, 0x5151, CM_MSG_OTHER, 0,
+	  IB_CM_REJ_STALE_CONN, false },
+	{ "est-spoof-id0-as-req", IB_CM_ESTABLISHED, 0x5151, CM_MSG_REQ, 0,
+	  IB_CM_REJ_STALE_CONN, false },
+	{ "est-wrong-id", IB_CM_ESTABLISHED, 0x5151, CM_MSG_OTHER, 0x5152,
+	  IB_CM_REJ_STALE_CONN, false },
+	{ "est-right-id-stale", IB_CM_ESTABLISHED, 0x5151, CM_MSG_OTHER,
+	  0x5151, IB_CM_REJ_STALE_CONN, true },
+	{ "req-rcvd-spoof-id0", IB_CM_REQ_RCVD, 0x5151, CM_MSG_OTHER, 0,
+	  IB_CM_REJ_CONSUMER_DEFINED, false },
+	{ "mra-req-sent-spoof-id0", IB_CM_MRA_REQ_SENT, 0x5151, CM_MSG_REQ, 0,
+	  IB_CM_REJ_CONSUMER_DEFINED, false },
+	{ "rep-sent-spoof-id0", IB_CM_REP_SENT, 0x5151, CM_MSG_REP, 0,
+	  IB_CM_REJ_CONSUMER_DEFINED, false },
+	{ "rep-sent-right-id", IB_CM_REP_SENT, 0x5151, CM_MSG_REP, 0x5151,
+	  IB_CM_REJ_CONSUMER_DEFINED, true },
+	{ "mra-rep-rcvd-spoof-id0", IB_CM_MRA_REP_RCVD, 0x5151, CM_MSG_OTHER,
+	  0, IB_CM_REJ_INVALID_SERVICE_ID, false },
+	{ "req-sent-of-req", IB_CM_REQ_SENT, 0, CM_MSG_REQ, 0x6161,
+	  IB_CM_REJ_INVALID_SERVICE_ID, true },
+	{ "req-sent-of-req-id0", IB_CM_REQ_SENT, 0, CM_MSG_REQ, 0,
+	  IB_CM_REJ_STALE_CONN, true },
+	{ "mra-req-rcvd-of-req", IB_CM_MRA_REQ_RCVD, 0, CM_MSG_REQ, 0x6161,
+	  IB_CM_REJ_CONSUMER_DEFINED, true },
+};
+
+static void rej_desc(const struct rej_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rej, rej_cases, rej_desc);
+
+static void ibcm_recv_rej_whose(struct kunit *test)
+{
+	const struct rej_case *c = test->param_value;
+	struct fake_dev *fd = fake_dev_add(test);
+	struct rec_ctx *ctx = rec_new(test);
+	struct cm_id_priv *priv = conn_id(test, fd, ctx, true);
+	struct cm_msg *in = new_msg(test);
+	u8 *mad = new_mad(test);
+	long bad = cm_counter_read(CM_CNT_RX_BAD_STATE);
+
+	priv->id.remote_id = cpu_to_be32(c->remote_id);
+	set_state(priv, c->state);
+	in->attr_id = CM_REJ_ATTR_ID;
+	in->rej.local_comm_id = cpu_to_be32(c->rej_local_id);
+	in->rej.remote_comm_id = priv->id.local_id;
+	in->rej.msg_rejected = c->msg_rejected;
+	in->rej.reason = c->reason;
+	cm_msg_build(mad, in);
+	cm_recv_buf(&fd->port, NULL, mad, CM_MAD_SIZE);
+	if (c->taken) {
+		wait_events(test, ctx, 1);
+		KUNIT_EXPECT_EQ(test, ctx->type[0], IB_CM_REJ_RECEIVED);
+		KUNIT_EXPECT_NE(test, priv->id.state, c->state);
+	} else {
+		KUNIT_EXPECT_EQ(test, cm_counter_read(CM_CNT_RX_BAD_STATE),
+				bad + 1);
+		cm_test_flush();
+		KUNIT_EXPECT_EQ(test, READ_ONCE(ctx->n), 0);
+		KUNIT_EXPECT_EQ(test, priv->id.state, c->state);
+	}
+	set_state(priv, IB_CM_IDLE);
+}
+
 /* ib_cm_notify(COMM_EST) before the RTU: USER_ESTABLISHED, from the work. */
 static void ibcm_notify_established(struct kunit *test)
 {
@@ -1234,6 +1319,7 @@ static struct kunit_case ibcm_conn_cases[] = {
 	KUNIT_CASE(ibcm_handler_destroys),
 	KUNIT_CASE(ibcm_mra_delayed),
 	KUNIT_CASE(ibcm_dup_rep_after_delayed_mra),
+	KUNIT_CASE_PARAM(ibcm_recv_rej_whose, rej_gen_params),
 	KUNIT_CASE(ibcm_notify_established),
 	KUNIT_CASE(ibcm_destroy_waits_for_handler),
 	KUNIT_CASE(ibcm_destroy_from_other_handler),

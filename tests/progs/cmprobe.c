@@ -10,7 +10,8 @@
  *	private data (-j N), accept with N bytes (-k N, the default is -k 0),
  *	or never answer (-x, with -n 0). Exits 0 once COUNT requests were
  *	answered and the accepted connections were disconnected by the peer
- *	(COUNT 0: serve until the deadline, then exit 0); exits 1 on a
+ *	(COUNT 0: serve until the deadline, then exit 0, dropping a request
+ *	that cannot be answered); exits 1 on a
  *	DEVICE_REMOVAL of the listener.
  *
  *   cmprobe -c -a ADDR [-b SRC [-S SPORT]] [-R] [-p PORT] [-P N] [-r MS]
@@ -344,6 +345,13 @@ static int run_server(void)
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
 			answered++;
 			ret = answer(id);
+			/*
+			 * Serving until the deadline (-n 0): a request that
+			 * cannot be answered (the peer gave up, no memory)
+			 * is dropped, the server goes on.
+			 */
+			if (!opt.count)
+				ret = 0;
 			break;
 		case RDMA_CM_EVENT_ESTABLISHED:
 			break;
