@@ -71,6 +71,25 @@ reset_calls() { : >"$FAKE/calls"; }
 # one_dir VALUE: VALUE is one line naming an existing directory by absolute path.
 one_dir() { [ "$(grep -c . <<<"$1")" -eq 1 ] && [[ $1 == /* ]] && [ -d "$1" ]; }
 shown() { printf '%q' "$(head -c 200 <<<"$1")"; }
+# captured NAME APT CMD...: CMD as a newcomer runs it, its stdout in VALUE. Fails
+# NAME (returns 1) unless CMD exits 0, VALUE is one line naming a directory and,
+# with APT=1, the fake apt-get was asked to install.
+captured() {
+	local name=$1 apt=$2 rc=0
+	shift 2
+	reset_calls
+	VALUE=$(newcomer "$@") || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		fail "$name" "exit status $rc: $(tail -n 2 "$FAKE/stderr")"
+	elif ! one_dir "$VALUE"; then
+		fail "$name" "captured $(shown "$VALUE")"
+	elif [ "$apt" = 1 ] && ! apt_ran; then
+		fail "$name" "never called apt-get install (ensure_pkgs skipped?)"
+	else
+		return 0
+	fi
+	return 1
+}
 
 # 1. ensure_pkgs itself.
 reset_calls
@@ -94,56 +113,31 @@ if [ ! -f "$want/.orcm-build-ok" ]; then
 		fail "$t" "no UML kernel in $want (run tools/uml/build.sh first; this test never builds one)"
 	done
 else
-	reset_calls
-	rc=0
-	O=$(newcomer "$ORCM_REPO/tools/uml/build.sh") || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		fail setup:uml-build "exit status $rc: $(tail -n 2 "$FAKE/stderr")"
-	elif [ "$O" != "$want" ] || ! one_dir "$O"; then
-		fail setup:uml-build "captured $(shown "$O"), want $want"
-	elif ! apt_ran; then
-		fail setup:uml-build "never called apt-get install (ensure_pkgs skipped?)"
-	else
-		pass setup:uml-build
+	if captured setup:uml-build 1 "$ORCM_REPO/tools/uml/build.sh"; then
+		if [ "$VALUE" = "$want" ]; then pass setup:uml-build; else fail setup:uml-build "captured $VALUE, want $want"; fi
 	fi
-	rc=0
-	P=$(newcomer "$ORCM_REPO/tools/uml/build.sh" --print) || rc=$?
-	if [ "$rc" -eq 0 ] && [ "$P" = "$want" ]; then
-		pass setup:uml-print
-	else
-		fail setup:uml-print "exit status $rc, captured $(shown "$P"), want $want"
+	if captured setup:uml-print 0 "$ORCM_REPO/tools/uml/build.sh" --print; then
+		if [ "$VALUE" = "$want" ]; then pass setup:uml-print; else fail setup:uml-print "captured $VALUE, want $want"; fi
 	fi
-
-	reset_calls
-	rc=0
-	B=$(newcomer "$ORCM_REPO/tools/build-modules.sh" uml) || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		fail setup:build-modules-uml "exit status $rc: $(tail -n 2 "$FAKE/stderr")"
-	elif ! one_dir "$B"; then
-		fail setup:build-modules-uml "captured $(shown "$B")"
-	elif [ ! -f "$B/rdma_cm/rdma_cm.ko" ] || ! compgen -G "$B/tests/kunit/*_kunit.ko" >/dev/null; then
-		fail setup:build-modules-uml "$B has no rdma_cm.ko or no KUnit modules (ORCM_TESTS=1?)"
-	else
-		pass setup:build-modules-uml
+	if captured setup:build-modules-uml 0 "$ORCM_REPO/tools/build-modules.sh" uml; then
+		if [ -f "$VALUE/rdma_cm/rdma_cm.ko" ] && compgen -G "$VALUE/tests/kunit/*_kunit.ko" >/dev/null; then
+			pass setup:build-modules-uml
+		else
+			fail setup:build-modules-uml "$VALUE has no rdma_cm.ko or no KUnit modules (ORCM_TESTS=1?)"
+		fi
 	fi
 fi
 
 # 3. Our modules against Debian's headers (tools/crc-check.sh captures it).
-reset_calls
-rc=0
-B=$(newcomer "$ORCM_REPO/tools/build-modules.sh" debian) || rc=$?
-if [ "$rc" -ne 0 ]; then
-	fail setup:build-modules-debian "exit status $rc: $(tail -n 2 "$FAKE/stderr")"
-elif ! one_dir "$B"; then
-	fail setup:build-modules-debian "captured $(shown "$B")"
-elif ! apt_ran; then
-	fail setup:build-modules-debian "never called apt-get install (ensure_pkgs skipped?)"
-elif [ ! -f "$B/rdma_cm/rdma_cm.ko" ]; then
-	fail setup:build-modules-debian "$B has no rdma_cm/rdma_cm.ko"
-elif tests=$(find "$B/tests" -name '*.ko' 2>/dev/null | head -n 3) && [ -n "$tests" ]; then
-	fail setup:build-modules-debian "test modules built without ORCM_TESTS=1: $(tr '\n' ' ' <<<"$tests")"
-else
-	pass setup:build-modules-debian
+if captured setup:build-modules-debian 1 "$ORCM_REPO/tools/build-modules.sh" debian; then
+	tests=$(find "$VALUE/tests" -name '*.ko' 2>/dev/null | head -n 3)
+	if [ ! -f "$VALUE/rdma_cm/rdma_cm.ko" ]; then
+		fail setup:build-modules-debian "$VALUE has no rdma_cm/rdma_cm.ko"
+	elif [ -n "$tests" ]; then
+		fail setup:build-modules-debian "test modules built without ORCM_TESTS=1: $(tr '\n' ' ' <<<"$tests")"
+	else
+		pass setup:build-modules-debian
+	fi
 fi
 
 # 4. The benchmark's fragment (tools/bench.sh).
