@@ -61,7 +61,7 @@ chmod 755 "$FAKE/bin"/*
 # newcomer CMD...: CMD in the clean environment; its stdout on stdout, its
 # stderr in $FAKE/stderr.
 newcomer() {
-	env -i HOME="$HOME" ORCM_CACHE="$ORCM_CACHE" ${ORCM_JOBS:+ORCM_JOBS=$ORCM_JOBS} \
+	env -i HOME="${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}" ORCM_CACHE="$ORCM_CACHE" ${ORCM_JOBS:+ORCM_JOBS=$ORCM_JOBS} \
 		PATH="$FAKE/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
 		"$@" 2>"$FAKE/stderr"
 }

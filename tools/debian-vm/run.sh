@@ -83,14 +83,17 @@ rm -f "$idx"
 key="$K $(git -C "$ORCM_REPO" ls-tree -r "$rev" -- dkms.conf Makefile Kbuild rdma_cm iw_cm ib_cm \
 	drivers include tests/kunit tests/parity tests/hostcm tests/bench | sha256sum | cut -c1-16)"
 PV=openrdma-cm/0.1
+# dkms install wants root (as in the README: sudo dkms install ...).
+SUDO=()
+[ "$(id -u)" -eq 0 ] || SUDO=(sudo)
 DK=(--dkmstree "$W/dkms" --sourcetree "$W/src" --installtree "$W/mods" --no-depmod -k "$K")
 if [ "$(cat "$W/.key" 2>/dev/null)" != "$key" ]; then
-	rm -rf "$W/src" "$W/dkms" "$W/mods" "$W/modroot" "$W/ours" "$W/.key"
+	"${SUDO[@]}" rm -rf "$W/src" "$W/dkms" "$W/mods" "$W/modroot" "$W/ours" "$W/.key"
 	mkdir -p "$W/src" "$W/dkms" "$W/mods/$K"
 	git -C "$ORCM_REPO" archive --prefix=openrdma-cm-0.1/ "$rev" | tar -C "$W/src" -x
 	log "dkms install $PV -k $K (log: $W/dkms.log)"
 	t0=$(date +%s)
-	if dkms install "$PV" "${DK[@]}" >"$W/dkms.log" 2>&1; then
+	if "${SUDO[@]}" dkms install "$PV" "${DK[@]}" >"$W/dkms.log" 2>&1; then
 		log "dkms built and installed in $(($(date +%s) - t0)) s"
 		echo "$key" >"$W/.key.dkms"
 	else
