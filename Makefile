@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # openrdma-cm: out-of-tree RDMA connection manager modules.
 #
-#   make [KDIR=/path/to/kernel/build] [ARCH=...]  build every module
+#   make [KDIR=/path/to/kernel/build] [ARCH=...]  build the shipped modules
+#   make ... ORCM_TESTS=1                          and the test modules (tests/)
 #   make modules_install                           install into updates/
 #   make check                                     the whole test suite
 #   make demo                                      rping over our stack in the VM

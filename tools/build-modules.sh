@@ -9,7 +9,8 @@
 #                                   as DKMS does (with KBUILD_SYMTYPES=1)
 #
 # Prints the build directory on success (it holds rdma_cm/rdma_cm.ko,
-# iw_cm/iw_cm.ko, tests/kunit/*_kunit.ko and Module.symvers); the log is
+# iw_cm/iw_cm.ko, ib_cm/ib_cm.ko, drivers/softrnic/softrnic.ko and
+# Module.symvers; for uml also the test modules, tests/*/*.ko); the log is
 # <dir>.log. Exits non-zero, with the compiler's errors, when the build fails.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
@@ -20,7 +21,8 @@ case "$target" in
 uml)
 	KDIR=$(orcm_uml_dir)
 	[ -f "$KDIR/.orcm-build-ok" ] || die "no UML kernel yet: run tools/uml/build.sh"
-	args=(KDIR="$KDIR" ARCH=um)
+	# ORCM_TESTS=1: the test modules too (Kbuild), for the test VM only.
+	args=(KDIR="$KDIR" ARCH=um ORCM_TESTS=1)
 	;;
 debian)
 	ensure_pkgs "linux-headers-$ORCM_HDR_KREL" build-essential

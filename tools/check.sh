@@ -6,6 +6,13 @@
 #      on the host;
 #   3. crc-check: our modules built against Debian's 6.12 headers (as DKMS
 #      does), symbol CRCs and export lists compared with the in-tree modules;
+#   3b. newcomer (tools/newcomer-check.sh): the set-up paths in a clean
+#      environment where every package looks missing (a fake apt-get that
+#      prints on stdout): what each returns on stdout is a clean path;
+#   3c. debian-vm (tools/debian-vm/run.sh): Debian's real 6.12 kernel under
+#      qemu with our modules installed by DKMS from a git archive; the stack,
+#      every Debian importer, rping over softrnic and rxe, NVMe-oF, unload.
+#      ORCM_CHECK_DEBIAN_VM=0 skips it;
 #   4. the VM with our stack: our modules built for UML, KUnit modules, the
 #      tests/e2e scripts, splat/kmemleak/hang checks;
 #   5. the same e2e scripts with the stock stack, as a baseline (a failure
@@ -100,6 +107,10 @@ echo "==== uml-kernel: $([ $uml_ok = 1 ] && echo ready || echo FAILED) after $((
 step mpa-peer make -s -C "$ORCM_REPO" mpa-peer-check
 step bench-tools python3 "$ORCM_REPO/tools/bench/test_profile.py"
 step crc-check "$ORCM_REPO/tools/crc-check.sh"
+# After crc-check (our Debian build is warm) and before the VMs (which need
+# the UML build of our modules that it makes anyway).
+step newcomer "$ORCM_REPO/tools/newcomer-check.sh"
+if [ "${ORCM_CHECK_DEBIAN_VM:-1}" = 1 ]; then step debian-vm "$ORCM_REPO/tools/debian-vm/run.sh"; fi
 vms=(ours)
 [ "${ORCM_CHECK_STOCK:-1}" = 1 ] && vms+=(stock)
 if [ $uml_ok = 1 ]; then

@@ -123,16 +123,18 @@ orcm_uml_krel() { cat "$1/include/config/kernel.release"; }
 # build for one kernel never leaves objects that another build (UML, Debian
 # headers, a developer's in-tree build) would pick up. Only what Kbuild reads
 # (tests/bench too: e2e tests load null_rnic.ko and cm_bench.ko):
-# editing a test script or a tool must not rebuild (and so remove, under a
-# running VM) the modules.
+# editing a test script, a tool or the documentation must not rebuild (and
+# so remove, under a running VM) the modules. Every mtime is 0 (the key of a
+# build is the tar's sha: a new file beside README.md changes the mtime of
+# the top directory, not what Kbuild reads; each build extracts a fresh copy).
 tree_tar() {
-	tar -C "$ORCM_REPO" -cf "$1" --sort=name \
+	tar -C "$ORCM_REPO" -cf "$1" --sort=name --mtime=@0 \
 		--exclude=./.git --exclude=./build \
 		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
 		--exclude='.*.cmd' --exclude='*.symtypes' --exclude=modules.order \
 		--exclude=Module.symvers --exclude='*.d' --exclude=.tmp_versions \
 		--exclude=./tools --exclude=./tests/e2e --exclude=./tests/progs \
-		--exclude='*.md' .
+		--exclude=./docs --exclude='*.md' .
 }
 
 # copy_tree DEST: a fresh copy of those sources in DEST.

@@ -60,7 +60,7 @@ for p in "$ORCM_REPO"/tools/uml/patches/*.patch; do
 		continue
 	fi
 	log "patching the kernel source: $(basename "$p")"
-	patch -d "$SRC" -p1 -N -s <"$p" || die "$(basename "$p") does not apply to $SRC"
+	patch -d "$SRC" -p1 -N -s <"$p" >&2 || die "$(basename "$p") does not apply to $SRC"
 done
 
 O=$(orcm_uml_dir)

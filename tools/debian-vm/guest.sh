@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# PID 1 of the Debian test VM (started by tools/debian-vm/run.sh through its
+# initramfs; never run it on a host). Debian's own kernel, the host's root
+# read-only over virtio-9p, our modules as DKMS installed them.
+#
+# Settings come from the file named by ORCM_ENV (kernel command line). Every
+# result is a console line "@@DVM PASS name" or "@@DVM FAIL name: why",
+# then "@@DVM DONE"; run.sh judges them. PID 1 must not exit: no `set -e`.
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp LANG=C LC_ALL=C
+
+mark() { echo "@@DVM $*"; }
+pass() { mark "PASS $1"; }
+fail() { mark "FAIL $1: $2"; }
+poweroff_vm() {
+	mark DONE
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 10
+	exit 1
+}
+
+# ---- filesystems -------------------------------------------------------------
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs -o mode=755 tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /var/tmp
+mkdir -p /run/netns /run/orcm/mods
+ip link set lo up
+echo 1 >/proc/sys/kernel/sysrq
+mark "BOOT $(uname -r) $(cut -d' ' -f1 /proc/uptime)s"
+
+[ -r "${ORCM_ENV:-}" ] || { fail boot "no ORCM_ENV file: '${ORCM_ENV:-}'"; poweroff_vm; }
+# shellcheck source=/dev/null
+. "$ORCM_ENV"
+K=$(uname -r)
+[ "$K" = "$DVM_KREL" ] || fail boot "booted $K, expected $DVM_KREL"
+
+# The module tree: Debian's kernel/ (the host's, read-only) beside the
+# updates/dkms/ that DKMS installed into the run's tree and the modules.*
+# that depmod made there, bound over /lib/modules/$K, so that modprobe and
+# the kernel's own request_module see exactly what an installed system sees.
+M=/run/orcm/mods
+cp "$DVM_MODTREE"/modules.* "$M/"
+mkdir -p "$M/kernel" "$M/updates"
+mount --bind "/lib/modules/$K/kernel" "$M/kernel"
+mount --bind "$DVM_MODTREE/updates" "$M/updates"
+mount --rbind "$M" "/lib/modules/$K"
+
+OURS=(iw_cm ib_cm rdma_cm softrnic)
+
+# ---- 1. our stack from updates/dkms, srcversions of the DKMS build -----------
+for m in "${OURS[@]}"; do
+	want=$(tr ' ' '\n' <<<"$DVM_SRCVERSIONS" | sed -n "s/^$m=//p")
+	path=$(modinfo -n "$m" 2>&1)
+	if [ "$path" != "/lib/modules/$K/updates/dkms/$m.ko.xz" ]; then
+		fail "load:$m" "modinfo resolves $m to $path, not updates/dkms"
+	elif ! out=$(modprobe "$m" 2>&1); then
+		fail "load:$m" "modprobe $m: $out"
+	elif [ "$(cat "/sys/module/$m/srcversion" 2>/dev/null)" != "$want" ]; then
+		fail "load:$m" "loaded srcversion $(cat "/sys/module/$m/srcversion" 2>&1), DKMS built $want"
+	else
+		pass "load:$m"
+	fi
+done
+
+# ---- 2. every Debian module that imports from rdma_cm, iw_cm or ib_cm ---------
+# (run.sh lists them from modules.dep); each must load on ours and hold one of
+# them.
+for m in $DVM_IMPORTERS; do
+	u=${m//-/_}
+	if ! out=$(modprobe "$m" 2>&1); then
+		fail "importer:$m" "modprobe: $out $(dmesg | tail -n 3 | tr '\n' ' ')"
+		continue
+	fi
+	held=''
+	for o in rdma_cm iw_cm ib_cm; do
+		[ -e "/sys/module/$o/holders/$u" ] && held="$held $o"
+	done
+	if [ -n "$held" ]; then
+		pass "importer:$m"
+		echo "## $m holds:$held"
+	else
+		fail "importer:$m" "loaded, but holds none of our modules"
+	fi
+done
+
+# Unload them again: some hold CM ids of their own while loaded (rds_rdma
+# listens on every device), and the tests below leave no CM id behind.
+# rmmod, not modprobe -r: our modules stay loaded (the srcversions above).
+for _ in 1 2 3; do
+	for m in $DVM_IMPORTERS; do rmmod "${m//-/_}" >/dev/null 2>&1; done
+done
+for m in $DVM_IMPORTERS; do
+	[ -d "/sys/module/${m//-/_}" ] && fail "importer:$m" "does not unload: $(rmmod "${m//-/_}" 2>&1)"
+done
+# rdma-core's programs need rdma_ucm (/dev/infiniband/rdma_cm), as on any system.
+modprobe rdma_ucm || fail importer:rdma_ucm "does not load again"
+
+# ---- 3. the e2e tests that run unchanged here -----------------------------------
+# They load what they need with modprobe -d ORCM_MODROOT -S ORCM_KREL and
+# check that the loaded rdma_cm/iw_cm are the ORCM_OURS_DIR ones.
+export ORCM_STACK=ours ORCM_MODROOT=/ ORCM_KREL=$K ORCM_OURS_DIR=$DVM_OURS_DIR
+export ORCM_REPO=$DVM_REPO ORCM_STEP_TIMEOUT=60
+E2E=$DVM_REPO/tests/e2e
+# e2e NAME TIMEOUT CMD...: run one test; its output is shown, its status judged.
+e2e() {
+	local name=$1 secs=$2 rc=0 t0=$SECONDS
+	shift 2
+	timeout -k 5 "$secs" "$@" >"/tmp/$name.out" 2>&1 || rc=$?
+	sed "s|^|  [$name] |" "/tmp/$name.out"
+	if [ "$rc" -eq 0 ]; then
+		pass "$name ($((SECONDS - t0)) s)"
+	else
+		fail "$name" "exit status $rc after $((SECONDS - t0)) s: $(grep '^## FAIL' "/tmp/$name.out" | tail -n 1)"
+	fi
+}
+
+# rping over softrnic between two namespaces joined by a veth.
+cat >/tmp/rping-softrnic.sh <<EOF
+. "$E2E/lib.bash"
+trap cleanup EXIT
+setup_pair softrnic softrnic
+rping_pair rping-softrnic "\$NS_B" "\$ADDR_B" "\$NS_A" "\$ADDR_B" 7300
+EOF
+e2e rping:softrnic 150 bash /tmp/rping-softrnic.sh
+# rping over rdma_rxe (RoCE v2 through our ib_cm), across a veth pair.
+e2e rping:rxe 150 bash "$E2E/rxe-pair-rping.sh"
+# NVMe-oF over softrnic: nvmet-rdma target, nvme-rdma host, written data
+# read back and checksummed on the host side and in the target's file,
+# `rdma res show cm_id` listing both connected ids and the listener.
+e2e nvme:softrnic 240 bash "$DVM_REPO/tools/debian-vm/nvme.sh"
+
+# ---- 4. unload -----------------------------------------------------------------
+left=''
+for _ in 1 2 3 4 5; do
+	for m in $DVM_IMPORTERS nvmet nvme_fabrics rdma_rxe "${OURS[@]}"; do
+		modprobe -r "$m" 2>/dev/null
+	done
+	left=''
+	for m in "${OURS[@]}"; do [ -d "/sys/module/$m" ] && left="$left $m"; done
+	[ -z "$left" ] && break
+	sleep 1
+done
+if [ -z "$left" ]; then
+	pass unload
+else
+	fail unload "still loaded:$left ($(grep -E "^(${OURS[*]// /|}) " /proc/modules | tr '\n' ' '))"
+fi
+
+# ---- 5. the kernel log ---------------------------------------------------------
+SPLAT='WARNING:|BUG:|Oops|general protection|Call Trace|UBSAN|KASAN|refcount_t|list_(add|del) corruption|soft lockup|hung_task|blocked for more than'
+if dmesg | grep -E "$SPLAT" >/tmp/splat; then
+	fail dmesg:no-splat "$(head -n 1 /tmp/splat)"
+	dmesg | sed 's/^/  [dmesg] /'
+else
+	pass dmesg:no-splat
+	dmesg | grep -E 'softrnic|rdma_cm|iw_cm|ib_cm|nvme|taint' | sed 's/^/  [dmesg] /' | tail -n 30
+fi
+poweroff_vm
