@@ -21,6 +21,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/export.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -141,6 +142,29 @@ static const struct kernel_param_ops hcm_refused_ops = {
 module_param_cb(half_open_refused, &hcm_refused_ops, NULL, 0444);
 MODULE_PARM_DESC(half_open_refused,
 		 "Host-stack CM: connections closed over the max_half_open cap (read only)");
+
+#if IS_ENABLED(CONFIG_KUNIT)
+unsigned int hcm_race_delay_ms;
+EXPORT_SYMBOL_IF_KUNIT(hcm_race_delay_ms);
+module_param_named(race_delay_ms, hcm_race_delay_ms, uint, 0644);
+MODULE_PARM_DESC(race_delay_ms,
+		 "Host-stack CM, test kernels only: sleep this long (ms) in the windows where a passive connection races its user (default 0)");
+
+void (*hcm_race_hook)(struct orcm_iw_conn *conn, enum hcm_race where);
+EXPORT_SYMBOL_IF_KUNIT(hcm_race_hook);
+
+void hcm_race_window(struct orcm_iw_conn *conn, enum hcm_race where)
+{
+	void (*hook)(struct orcm_iw_conn *conn, enum hcm_race where);
+	unsigned int ms = READ_ONCE(hcm_race_delay_ms);
+
+	hook = READ_ONCE(hcm_race_hook);
+	if (hook)
+		hook(conn, where);
+	else if (ms)
+		msleep(ms);
+}
+#endif
 
 struct workqueue_struct *hcm_wq;
 
@@ -577,6 +601,15 @@ const struct ib_device_ops orcm_iw_host_device_ops = {
 EXPORT_SYMBOL(orcm_iw_host_device_ops);
 
 #if IS_ENABLED(CONFIG_KUNIT)
+/* References on the listener of @cm_id: 1 + its half-open connections. */
+unsigned int orcm_iw_host_listener_refs(struct iw_cm_id *cm_id)
+{
+	struct hcm_listener *lis = cm_id->provider_data;
+
+	return kref_read(&lis->kref);
+}
+EXPORT_SYMBOL_IF_KUNIT(orcm_iw_host_listener_refs);
+
 /* The listener of @cm_id: half-open connections now, and refused ones. */
 void orcm_iw_host_listener_stats(struct iw_cm_id *cm_id,
 				 unsigned int *half_open,

@@ -139,7 +139,30 @@ int hcm_sock_create(struct net *net, int family, struct socket **res);
 void hcm_sock_share_mapped(struct socket *sock, const struct iw_cm_id *cm_id);
 void hcm_sock_unshare(struct socket *sock);
 
+/*
+ * The windows in which a passive connection's work races its user's
+ * iw_accept()/iw_reject() (host_conn.c). Test kernels (CONFIG_KUNIT) can
+ * widen them: a KUnit hook, or a sleep of race_delay_ms for the e2e stress
+ * tests. Process context; elsewhere they compile to nothing.
+ */
+enum hcm_race {
+	HCM_RACE_LEAVE_LISTENER,	/* listener looked up, not yet put */
+	HCM_RACE_WAITING,		/* REQ_DELIVERED seen, socket not read */
+};
+
 #if IS_ENABLED(CONFIG_KUNIT)
+extern unsigned int hcm_race_delay_ms;
+extern void (*hcm_race_hook)(struct orcm_iw_conn *conn, enum hcm_race where);
+void hcm_race_window(struct orcm_iw_conn *conn, enum hcm_race where);
+#else
+static inline void hcm_race_window(struct orcm_iw_conn *conn,
+				   enum hcm_race where)
+{
+}
+#endif
+
+#if IS_ENABLED(CONFIG_KUNIT)
+unsigned int orcm_iw_host_listener_refs(struct iw_cm_id *cm_id);
 void orcm_iw_host_listener_stats(struct iw_cm_id *cm_id,
 				 unsigned int *half_open,
 				 unsigned long *refused, u32 *backlog);

@@ -265,6 +265,7 @@ static void hcm_conn_leave_listener(struct orcm_iw_conn *conn)
 		lis->nr_half_open--;
 	}
 	spin_unlock_bh(&lis->lock);
+	hcm_race_window(conn, HCM_RACE_LEAVE_LISTENER);
 	conn->lis = NULL;
 	hcm_listener_put(lis);
 }
@@ -638,9 +639,11 @@ static void hcm_passive_request(struct orcm_iw_conn *conn, bool timed_out,
  */
 static void hcm_passive_waiting(struct orcm_iw_conn *conn)
 {
-	struct sock *sk = conn->sock->sk;
+	struct sock *sk;
 	bool broken;
 
+	hcm_race_window(conn, HCM_RACE_WAITING);
+	sk = conn->sock->sk;
 	broken = READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
 		 !skb_queue_empty_lockless(&sk->sk_receive_queue);
 	if (!broken)
