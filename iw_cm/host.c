@@ -150,6 +150,11 @@ module_param_named(race_delay_ms, hcm_race_delay_ms, uint, 0644);
 MODULE_PARM_DESC(race_delay_ms,
 		 "Host-stack CM, test kernels only: sleep this long (ms) in the windows where a passive connection races its user (default 0)");
 
+static unsigned int hcm_race_windows = ~0U;
+module_param_named(race_windows, hcm_race_windows, uint, 0644);
+MODULE_PARM_DESC(race_windows,
+		 "Host-stack CM, test kernels only: the windows race_delay_ms widens, bit 0 leaving the listener, bit 1 waiting for the answer (default all)");
+
 void (*hcm_race_hook)(struct orcm_iw_conn *conn, enum hcm_race where);
 EXPORT_SYMBOL_IF_KUNIT(hcm_race_hook);
 
@@ -161,7 +166,7 @@ void hcm_race_window(struct orcm_iw_conn *conn, enum hcm_race where)
 	hook = READ_ONCE(hcm_race_hook);
 	if (hook)
 		hook(conn, where);
-	else if (ms)
+	else if (ms && (READ_ONCE(hcm_race_windows) & BIT(where)))
 		msleep(ms);
 }
 #endif

@@ -375,15 +375,27 @@ static struct socket *hk_raw_sock(struct kunit *test)
 	return sock;
 }
 
-static struct socket *hk_raw_connect(struct kunit *test, u16 port)
+/* A raw client of 127.0.0.1:@port from the address @src (0: the host's). */
+static struct socket *hk_raw_connect_from(struct kunit *test, u16 port,
+					  u32 src)
 {
 	struct socket *sock = hk_raw_sock(test);
 	struct sockaddr_storage ss;
 
+	if (src) {
+		hk_set_sin(&ss, src, 0);
+		KUNIT_ASSERT_EQ(test, kernel_bind(sock, (struct sockaddr *)&ss,
+						  sizeof(ss)), 0);
+	}
 	hk_set_sin(&ss, LOOPBACK, port);
 	KUNIT_ASSERT_EQ(test, kernel_connect(sock, (struct sockaddr *)&ss,
 					     sizeof(ss), 0), 0);
 	return sock;
+}
+
+static struct socket *hk_raw_connect(struct kunit *test, u16 port)
+{
+	return hk_raw_connect_from(test, port, 0);
 }
 
 static struct socket *hk_raw_listen(struct kunit *test, u16 *port)
@@ -1111,6 +1123,46 @@ static void hk_test_half_open_cap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hk_nr_events(ctx), 1);
 }
 
+/*
+ * Issue 30, defect 5: a source that connects and stays silent must not
+ * take every half-open slot of a listener. With a cap of 4 per listener
+ * (by default 1 per source), four idle connects from 127.0.0.1 leave room
+ * for a client from 127.0.0.2, whose request gets through.
+ */
+static void hk_test_half_open_per_source(struct kunit *test)
+{
+	static const u8 v1[16] = { 0, 1, 0, 0 };	/* rev 1, no data */
+	unsigned long end = jiffies + msecs_to_jiffies(WAIT_MS);
+	struct socket *good;
+	struct iw_cm_id *lid;
+	unsigned int half_open;
+	unsigned long refused;
+	u32 backlog;
+	u8 buf[32];
+	int i;
+	u16 port;
+
+	WRITE_ONCE(hcm_max_half_open, 4);
+	lid = hk_listen(test, 16, &port);
+	for (i = 0; i < 4; i++)
+		hk_raw_connect(test, port);
+	do {
+		msleep(20);
+		orcm_iw_host_listener_stats(lid, &half_open, &refused,
+					    &backlog);
+	} while (half_open + refused < 4 && time_before(jiffies, end));
+	KUNIT_EXPECT_EQ(test, half_open, 1U);
+	KUNIT_EXPECT_EQ(test, refused, 3UL);
+
+	good = hk_raw_connect_from(test, port, LOOPBACK + 1);
+	hk_frame(buf, REQ_KEY, v1);
+	KUNIT_ASSERT_EQ(test, hk_send(good, buf, 20), 20);
+	hk_child(test, NULL);
+	orcm_iw_host_listener_stats(lid, &half_open, &refused, &backlog);
+	KUNIT_EXPECT_EQ(test, refused, 3UL);
+	KUNIT_EXPECT_FALSE(test, hk_closed_within(good, 100));
+}
+
 static void hk_test_backlog_and_host_port(struct kunit *test)
 {
 	struct iw_cm_id *lid, *lid2;
@@ -1537,6 +1589,7 @@ static struct kunit_case iw_host_cases[] = {
 	KUNIT_CASE(hk_test_reply_and_data_in_one_write),
 	KUNIT_CASE_PARAM(hk_test_bad_request, bad_request_gen_params),
 	KUNIT_CASE(hk_test_half_open_cap),
+	KUNIT_CASE(hk_test_half_open_per_source),
 	KUNIT_CASE(hk_test_backlog_and_host_port),
 	KUNIT_CASE(hk_test_offloaded_mapped),
 	KUNIT_CASE(hk_test_destroy_listener_half_open),
