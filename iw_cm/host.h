@@ -78,7 +78,13 @@ struct orcm_iw_conn {
 	struct ib_device *dev;
 	const struct orcm_iw_host_ops *ops;
 	bool initiator;
-	struct hcm_listener *lis;	/* passive, with a listener ref */
+	/*
+	 * Passive, with a listener reference, until the connection leaves
+	 * the half-open set: the work (after CONNECT_REQUEST) and the
+	 * child's owner (reject, failed accept) may both try, so it is
+	 * taken with xchg() and put by whoever got it.
+	 */
+	struct hcm_listener *lis;
 	struct list_head lis_entry;	/* on lis->half_open, lis->lock */
 	struct list_head abort_entry;	/* iw_destroy_listen()'s own list */
 	void (*saved_state_change)(struct sock *sk);

@@ -252,10 +252,16 @@ static void hcm_conn_drop_id(struct orcm_iw_conn *conn)
 		cm_id->rem_ref(cm_id);
 }
 
-/* Leave the listener's half-open set (passive), dropping its reference. */
+/*
+ * Leave the listener's half-open set (passive), dropping its reference.
+ * Two owners can get here for one connection: the work after the
+ * CONNECT_REQUEST upcall, and the child's owner rejecting (or failing an
+ * accept) as soon as the upcall is made. The pointer is taken exactly
+ * once, so exactly one of them puts the reference.
+ */
 static void hcm_conn_leave_listener(struct orcm_iw_conn *conn)
 {
-	struct hcm_listener *lis = conn->lis;
+	struct hcm_listener *lis = xchg(&conn->lis, NULL);
 
 	if (!lis)
 		return;
@@ -266,7 +272,6 @@ static void hcm_conn_leave_listener(struct orcm_iw_conn *conn)
 	}
 	spin_unlock_bh(&lis->lock);
 	hcm_race_window(conn, HCM_RACE_LEAVE_LISTENER);
-	conn->lis = NULL;
 	hcm_listener_put(lis);
 }
 
