@@ -110,7 +110,9 @@ struct orcm_iw_conn {
 
 	/*
 	 * Owned by whoever owns the connection by @state (the work, or
-	 * iw_accept()/iw_reject() in HCM_ACCEPTING): no lock.
+	 * iw_accept()/iw_reject() in HCM_ACCEPTING): no lock. In
+	 * HCM_REQ_DELIVERED nobody owns them: the work may look at @sock
+	 * only under @lock while that state holds.
 	 */
 	struct socket *sock;		/* ours until attach */
 	struct ib_qp *qp;

@@ -641,20 +641,25 @@ static void hcm_passive_request(struct orcm_iw_conn *conn, bool timed_out,
 /*
  * Waiting for the user's accept or reject: a peer that closes, or sends
  * before our reply, ends the connection (accept then fails).
+ *
+ * The user may be taking the connection over meanwhile: iw_accept() hands
+ * the socket to the driver, iw_reject() releases it, and either clears
+ * conn->sock. Both first move the state out of HCM_REQ_DELIVERED under
+ * conn->lock, so the socket is looked at only under that lock and only in
+ * that state; moving to HCM_DEAD there makes the work its owner.
  */
 static void hcm_passive_waiting(struct orcm_iw_conn *conn)
 {
 	struct sock *sk;
-	bool broken;
+	bool broken = false;
 
 	hcm_race_window(conn, HCM_RACE_WAITING);
-	sk = conn->sock->sk;
-	broken = READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
-		 !skb_queue_empty_lockless(&sk->sk_receive_queue);
-	if (!broken)
-		return;
 	spin_lock_irq(&conn->lock);
-	broken = conn->state == HCM_REQ_DELIVERED;
+	if (conn->state == HCM_REQ_DELIVERED) {
+		sk = conn->sock->sk;
+		broken = READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
+			 !skb_queue_empty_lockless(&sk->sk_receive_queue);
+	}
 	if (broken)
 		conn->state = HCM_DEAD;
 	spin_unlock_irq(&conn->lock);
