@@ -29,6 +29,7 @@ extern unsigned int hcm_mpa_req_timeout_ms;
 extern unsigned int hcm_mpa_rep_timeout_ms;
 extern unsigned int hcm_rtr_timeout_ms;
 extern unsigned int hcm_max_half_open;
+extern unsigned int hcm_max_half_open_per_addr;
 extern atomic_long_t hcm_half_open_refused;
 extern atomic_t hcm_conns_live;
 

@@ -82,7 +82,7 @@ struct hk_ctx {
 
 	/* Saved module parameters, restored at the end. */
 	unsigned int rev, p2p_type, req_ms, rep_ms, rtr_ms, conn_ms;
-	unsigned int max_half_open;
+	unsigned int max_half_open, max_half_open_per_addr;
 	bool crc, markers, p2p;
 };
 
@@ -520,6 +520,7 @@ static void hk_ctx_cleanup(void *arg)
 	WRITE_ONCE(hcm_rtr_timeout_ms, ctx->rtr_ms);
 	WRITE_ONCE(hcm_connect_timeout_ms, ctx->conn_ms);
 	WRITE_ONCE(hcm_max_half_open, ctx->max_half_open);
+	WRITE_ONCE(hcm_max_half_open_per_addr, ctx->max_half_open_per_addr);
 	WRITE_ONCE(hcm_race_hook, NULL);
 	WRITE_ONCE(hk_race_ctx, NULL);
 	complete_all(&ctx->race_go);
@@ -570,6 +571,7 @@ static int hk_init(struct kunit *test)
 	ctx->rtr_ms = hcm_rtr_timeout_ms;
 	ctx->conn_ms = hcm_connect_timeout_ms;
 	ctx->max_half_open = hcm_max_half_open;
+	ctx->max_half_open_per_addr = hcm_max_half_open_per_addr;
 	test->priv = ctx;
 	ret = orcm_iw_host_register(&ctx->dev, &hk_host_ops);
 	if (ret)
@@ -1087,7 +1089,9 @@ static void hk_test_half_open_cap(struct kunit *test)
 	u32 backlog;
 	u16 port;
 
+	/* One source here: its own cap must not bite first. */
 	WRITE_ONCE(hcm_max_half_open, 2);
+	WRITE_ONCE(hcm_max_half_open_per_addr, 2);
 	lid = hk_listen(test, 16, &port);
 	for (i = 0; i < 5; i++)
 		s[i] = hk_raw_connect(test, port);
