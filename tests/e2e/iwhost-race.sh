@@ -90,9 +90,10 @@ server_done() {
 # leave_phase TAG: the refusing listener under a flood of good requests.
 leave_phase() {
 	local tag=$1 port=7471
-	server "refusing-$tag" $port -B 1 -D $(((STORM_SECS + 2) * 1000)) -n 0 -T $((STORM_SECS + 4))
-	# The one request rdma_ucm queues waits for the server (a timeout here).
-	storm "leave-$tag" $port reject,timeout,close,rst good --rev 1
+	server "refusing-$tag" $port -L -B 1 -D $(((STORM_SECS + 2) * 1000)) -n 0 -T $((STORM_SECS + 4))
+	# The one request rdma_ucm queues waits for the server (a timeout here);
+	# the TCP backlog of 1 may refuse a connect too.
+	storm "leave-$tag" $port reject,timeout,close,rst,refused good --rev 1
 	server_done "refusing-$tag"
 }
 

@@ -9,8 +9,8 @@
  *	(-D), then answer each CONNECT_REQUEST: reject with N bytes of pattern
  *	private data (-j N), accept with N bytes (-k N, the default is -k 0),
  *	or never answer (-x, with -n 0); -L: an accept that fails with
- *	ECONNRESET (the peer went away first) prints "accept lost ECONNRESET"
- *	and is no error. Exits 0 once COUNT requests were
+ *	ECONNRESET or EPIPE (the peer went away first) prints "accept lost
+ *	ERRNONAME" and is no error. Exits 0 once COUNT requests were
  *	answered and the accepted connections were disconnected by the peer
  *	(COUNT 0: serve until the deadline, then exit 0); exits 1 on a
  *	DEVICE_REMOVAL of the listener.
@@ -287,7 +287,7 @@ static int answer(struct rdma_cm_id *id)
 		if (rdma_accept(id, &param)) {
 			int e = errno;
 
-			if (!opt.lost_ok || e != ECONNRESET) {
+			if (!opt.lost_ok || (e != ECONNRESET && e != EPIPE)) {
 				ret = call_failed("rdma_accept", e);
 			} else {
 				/* -L: the peer went away before the answer. */
