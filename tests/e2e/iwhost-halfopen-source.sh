@@ -15,6 +15,7 @@
 #  stock: siw (siwB) has no cap: it takes every connection (a cep with a
 #         10 s MPA timer each) and serves the good clients too.
 # The figures (served, refused, how long each good client took) are printed.
+# orcm-timeout: 300
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
 # shellcheck source=tests/e2e/cmprobe.bash
