@@ -11,8 +11,11 @@
  * A listener is a real host socket, bound and listening from
  * iw_create_listen() on: its port is taken in the host's port space. Its
  * accepted connections are "half-open" until their MPA request is in;
- * above max_half_open of them per listener a new TCP connection is
- * closed at once and counted (half_open_refused).
+ * above max_half_open of them per listener, or above
+ * max_half_open_per_addr of them from one source (an IPv4 address, an
+ * IPv6 /64), a new TCP connection is closed at once and counted
+ * (half_open_refused): one peer that connects and stays silent cannot
+ * take the slots of the others.
  *
  * Locking: hcm_devs_lock (a spinlock, never held across a call out)
  * protects the device list; a listener's and a connection's own locks are
@@ -21,6 +24,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/export.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -126,6 +130,13 @@ module_param_named(max_half_open, hcm_max_half_open, uint, 0644);
 MODULE_PARM_DESC(max_half_open,
 		 "Host-stack CM: TCP connections per listener whose MPA request is not in yet; more are closed (default 256)");
 
+unsigned int hcm_max_half_open_per_addr;
+EXPORT_SYMBOL_IF_KUNIT(hcm_max_half_open_per_addr);
+module_param_named(max_half_open_per_addr, hcm_max_half_open_per_addr, uint,
+		   0644);
+MODULE_PARM_DESC(max_half_open_per_addr,
+		 "Host-stack CM: half-open connections per listener from one source (IPv4 address, IPv6 /64); 0 (default): a quarter of max_half_open, at least 1");
+
 atomic_long_t hcm_half_open_refused = ATOMIC_LONG_INIT(0);
 EXPORT_SYMBOL_IF_KUNIT(hcm_half_open_refused);
 
@@ -140,7 +151,35 @@ static const struct kernel_param_ops hcm_refused_ops = {
 
 module_param_cb(half_open_refused, &hcm_refused_ops, NULL, 0444);
 MODULE_PARM_DESC(half_open_refused,
-		 "Host-stack CM: connections closed over the max_half_open cap (read only)");
+		 "Host-stack CM: connections closed over the max_half_open or max_half_open_per_addr cap (read only)");
+
+#if IS_ENABLED(CONFIG_KUNIT)
+unsigned int hcm_race_delay_ms;
+EXPORT_SYMBOL_IF_KUNIT(hcm_race_delay_ms);
+module_param_named(race_delay_ms, hcm_race_delay_ms, uint, 0644);
+MODULE_PARM_DESC(race_delay_ms,
+		 "Host-stack CM, test kernels only: sleep this long (ms) in the windows where a passive connection races its user (default 0)");
+
+static unsigned int hcm_race_windows = ~0U;
+module_param_named(race_windows, hcm_race_windows, uint, 0644);
+MODULE_PARM_DESC(race_windows,
+		 "Host-stack CM, test kernels only: the windows race_delay_ms widens, bit 0 leaving the listener, bit 1 waiting for the answer (default all)");
+
+void (*hcm_race_hook)(struct orcm_iw_conn *conn, enum hcm_race where);
+EXPORT_SYMBOL_IF_KUNIT(hcm_race_hook);
+
+void hcm_race_window(struct orcm_iw_conn *conn, enum hcm_race where)
+{
+	void (*hook)(struct orcm_iw_conn *conn, enum hcm_race where);
+	unsigned int ms = READ_ONCE(hcm_race_delay_ms);
+
+	hook = READ_ONCE(hcm_race_hook);
+	if (hook)
+		hook(conn, where);
+	else if (ms && (READ_ONCE(hcm_race_windows) & BIT(where)))
+		msleep(ms);
+}
+#endif
 
 struct workqueue_struct *hcm_wq;
 
@@ -327,7 +366,57 @@ static void hcm_listen_data_ready(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-/* Take one accepted socket in, or refuse it over the half-open cap. */
+/*
+ * One source, as the half-open cap per source counts it: an IPv4 address
+ * (also v4-mapped), or an IPv6 /64, which one host has all of to pick its
+ * addresses from.
+ */
+static bool hcm_same_source(const struct sockaddr_storage *a,
+			    const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
+	const struct sockaddr_in *b4 = (const struct sockaddr_in *)b;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	if (a->ss_family != AF_INET6)
+		return false;
+	if (ipv6_addr_v4mapped(&a6->sin6_addr) ||
+	    ipv6_addr_v4mapped(&b6->sin6_addr))
+		return ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr);
+	return ipv6_prefix_equal(&a6->sin6_addr, &b6->sin6_addr, 64);
+}
+
+/* The cap per source: the parameter, or a quarter of the listener's. */
+static unsigned int hcm_half_open_per_addr(void)
+{
+	unsigned int n = READ_ONCE(hcm_max_half_open_per_addr);
+
+	return n ?: max(READ_ONCE(hcm_max_half_open) / 4, 1U);
+}
+
+/* Whether @lis has room for one more half-open connection from @src. */
+static bool hcm_listener_room(struct hcm_listener *lis,
+			      const struct sockaddr_storage *src)
+{
+	unsigned int cap = hcm_half_open_per_addr(), n = 0;
+	struct orcm_iw_conn *conn;
+
+	lockdep_assert_held(&lis->lock);
+	if (lis->nr_half_open >= READ_ONCE(hcm_max_half_open))
+		return false;
+	/* At most max_half_open entries: the accept work walks them all. */
+	list_for_each_entry(conn, &lis->half_open, lis_entry)
+		if (hcm_same_source(&conn->raddr, src) && ++n >= cap)
+			return false;
+	return true;
+}
+
+/* Take one accepted socket in, or refuse it over a half-open cap. */
 static void hcm_listener_take(struct hcm_listener *lis, struct socket *sock)
 {
 	struct sock *sk = sock->sk;
@@ -340,9 +429,14 @@ static void hcm_listener_take(struct hcm_listener *lis, struct socket *sock)
 	write_unlock_bh(&sk->sk_callback_lock);
 
 	conn = hcm_conn_alloc(lis->dev, lis->ops, false);
+	/*
+	 * The source, before the connection is on the list: only this work
+	 * writes the raddr of a listener's half-open connections.
+	 */
+	if (conn && kernel_getpeername(sock, (struct sockaddr *)&conn->raddr) < 0)
+		conn->raddr.ss_family = AF_UNSPEC;
 	spin_lock_bh(&lis->lock);
-	refuse = !conn || !lis->cm_id ||
-		 lis->nr_half_open >= READ_ONCE(hcm_max_half_open);
+	refuse = !conn || !lis->cm_id || !hcm_listener_room(lis, &conn->raddr);
 	if (refuse) {
 		lis->refused++;
 	} else {
@@ -353,10 +447,11 @@ static void hcm_listener_take(struct hcm_listener *lis, struct socket *sock)
 	spin_unlock_bh(&lis->lock);
 	if (refuse) {
 		atomic_long_inc(&hcm_half_open_refused);
-		pr_info_ratelimited("listener %p: half-open cap reached, connection refused\n",
-				    lis);
-		if (conn)
+		if (conn) {
+			pr_info_ratelimited("listener %p: half-open cap reached, connection from %pISc refused\n",
+					    lis, &conn->raddr);
 			hcm_conn_put(conn);
+		}
 		sock_no_linger(sock->sk);	/* RST, not FIN */
 		sock_release(sock);
 		return;
@@ -577,6 +672,15 @@ const struct ib_device_ops orcm_iw_host_device_ops = {
 EXPORT_SYMBOL(orcm_iw_host_device_ops);
 
 #if IS_ENABLED(CONFIG_KUNIT)
+/* References on the listener of @cm_id: 1 + its half-open connections. */
+unsigned int orcm_iw_host_listener_refs(struct iw_cm_id *cm_id)
+{
+	struct hcm_listener *lis = cm_id->provider_data;
+
+	return kref_read(&lis->kref);
+}
+EXPORT_SYMBOL_IF_KUNIT(orcm_iw_host_listener_refs);
+
 /* The listener of @cm_id: half-open connections now, and refused ones. */
 void orcm_iw_host_listener_stats(struct iw_cm_id *cm_id,
 				 unsigned int *half_open,

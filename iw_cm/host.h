@@ -29,6 +29,7 @@ extern unsigned int hcm_mpa_req_timeout_ms;
 extern unsigned int hcm_mpa_rep_timeout_ms;
 extern unsigned int hcm_rtr_timeout_ms;
 extern unsigned int hcm_max_half_open;
+extern unsigned int hcm_max_half_open_per_addr;
 extern atomic_long_t hcm_half_open_refused;
 extern atomic_t hcm_conns_live;
 
@@ -78,7 +79,13 @@ struct orcm_iw_conn {
 	struct ib_device *dev;
 	const struct orcm_iw_host_ops *ops;
 	bool initiator;
-	struct hcm_listener *lis;	/* passive, with a listener ref */
+	/*
+	 * Passive, with a listener reference, until the connection leaves
+	 * the half-open set: the work (after CONNECT_REQUEST) and the
+	 * child's owner (reject, failed accept) may both try, so it is
+	 * taken with xchg() and put by whoever got it.
+	 */
+	struct hcm_listener *lis;
 	struct list_head lis_entry;	/* on lis->half_open, lis->lock */
 	struct list_head abort_entry;	/* iw_destroy_listen()'s own list */
 	void (*saved_state_change)(struct sock *sk);
@@ -104,7 +111,9 @@ struct orcm_iw_conn {
 
 	/*
 	 * Owned by whoever owns the connection by @state (the work, or
-	 * iw_accept()/iw_reject() in HCM_ACCEPTING): no lock.
+	 * iw_accept()/iw_reject() in HCM_ACCEPTING): no lock. In
+	 * HCM_REQ_DELIVERED nobody owns them: the work may look at @sock
+	 * only under @lock while that state holds.
 	 */
 	struct socket *sock;		/* ours until attach */
 	struct ib_qp *qp;
@@ -139,7 +148,30 @@ int hcm_sock_create(struct net *net, int family, struct socket **res);
 void hcm_sock_share_mapped(struct socket *sock, const struct iw_cm_id *cm_id);
 void hcm_sock_unshare(struct socket *sock);
 
+/*
+ * The windows in which a passive connection's work races its user's
+ * iw_accept()/iw_reject() (host_conn.c). Test kernels (CONFIG_KUNIT) can
+ * widen them: a KUnit hook, or a sleep of race_delay_ms for the e2e stress
+ * tests. Process context; elsewhere they compile to nothing.
+ */
+enum hcm_race {
+	HCM_RACE_LEAVE_LISTENER,	/* listener looked up, not yet put */
+	HCM_RACE_WAITING,		/* REQ_DELIVERED seen, socket not read */
+};
+
 #if IS_ENABLED(CONFIG_KUNIT)
+extern unsigned int hcm_race_delay_ms;
+extern void (*hcm_race_hook)(struct orcm_iw_conn *conn, enum hcm_race where);
+void hcm_race_window(struct orcm_iw_conn *conn, enum hcm_race where);
+#else
+static inline void hcm_race_window(struct orcm_iw_conn *conn,
+				   enum hcm_race where)
+{
+}
+#endif
+
+#if IS_ENABLED(CONFIG_KUNIT)
+unsigned int orcm_iw_host_listener_refs(struct iw_cm_id *cm_id);
 void orcm_iw_host_listener_stats(struct iw_cm_id *cm_id,
 				 unsigned int *half_open,
 				 unsigned long *refused, u32 *backlog);

@@ -252,10 +252,16 @@ static void hcm_conn_drop_id(struct orcm_iw_conn *conn)
 		cm_id->rem_ref(cm_id);
 }
 
-/* Leave the listener's half-open set (passive), dropping its reference. */
+/*
+ * Leave the listener's half-open set (passive), dropping its reference.
+ * Two owners can get here for one connection: the work after the
+ * CONNECT_REQUEST upcall, and the child's owner rejecting (or failing an
+ * accept) as soon as the upcall is made. The pointer is taken exactly
+ * once, so exactly one of them puts the reference.
+ */
 static void hcm_conn_leave_listener(struct orcm_iw_conn *conn)
 {
-	struct hcm_listener *lis = conn->lis;
+	struct hcm_listener *lis = xchg(&conn->lis, NULL);
 
 	if (!lis)
 		return;
@@ -265,7 +271,7 @@ static void hcm_conn_leave_listener(struct orcm_iw_conn *conn)
 		lis->nr_half_open--;
 	}
 	spin_unlock_bh(&lis->lock);
-	conn->lis = NULL;
+	hcm_race_window(conn, HCM_RACE_LEAVE_LISTENER);
 	hcm_listener_put(lis);
 }
 
@@ -635,18 +641,25 @@ static void hcm_passive_request(struct orcm_iw_conn *conn, bool timed_out,
 /*
  * Waiting for the user's accept or reject: a peer that closes, or sends
  * before our reply, ends the connection (accept then fails).
+ *
+ * The user may be taking the connection over meanwhile: iw_accept() hands
+ * the socket to the driver, iw_reject() releases it, and either clears
+ * conn->sock. Both first move the state out of HCM_REQ_DELIVERED under
+ * conn->lock, so the socket is looked at only under that lock and only in
+ * that state; moving to HCM_DEAD there makes the work its owner.
  */
 static void hcm_passive_waiting(struct orcm_iw_conn *conn)
 {
-	struct sock *sk = conn->sock->sk;
-	bool broken;
+	struct sock *sk;
+	bool broken = false;
 
-	broken = READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
-		 !skb_queue_empty_lockless(&sk->sk_receive_queue);
-	if (!broken)
-		return;
+	hcm_race_window(conn, HCM_RACE_WAITING);
 	spin_lock_irq(&conn->lock);
-	broken = conn->state == HCM_REQ_DELIVERED;
+	if (conn->state == HCM_REQ_DELIVERED) {
+		sk = conn->sock->sk;
+		broken = READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
+			 !skb_queue_empty_lockless(&sk->sk_receive_queue);
+	}
 	if (broken)
 		conn->state = HCM_DEAD;
 	spin_unlock_irq(&conn->lock);

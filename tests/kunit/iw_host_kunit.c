@@ -20,6 +20,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/jiffies.h>
@@ -74,9 +75,14 @@ struct hk_ctx {
 	struct iw_cm_id *children[EV_MAX];	/* of each CONNECT_REQUEST */
 	int nr_children, taken;		/* made; handed to the test */
 
+	/* hk_race_hook(): the first pass through @race_at waits for @race_go. */
+	enum hcm_race race_at;
+	atomic_t race_hits;
+	struct completion race_reached, race_go;
+
 	/* Saved module parameters, restored at the end. */
 	unsigned int rev, p2p_type, req_ms, rep_ms, rtr_ms, conn_ms;
-	unsigned int max_half_open;
+	unsigned int max_half_open, max_half_open_per_addr;
 	bool crc, markers, p2p;
 };
 
@@ -369,15 +375,27 @@ static struct socket *hk_raw_sock(struct kunit *test)
 	return sock;
 }
 
-static struct socket *hk_raw_connect(struct kunit *test, u16 port)
+/* A raw client of 127.0.0.1:@port from the address @src (0: the host's). */
+static struct socket *hk_raw_connect_from(struct kunit *test, u16 port,
+					  u32 src)
 {
 	struct socket *sock = hk_raw_sock(test);
 	struct sockaddr_storage ss;
 
+	if (src) {
+		hk_set_sin(&ss, src, 0);
+		KUNIT_ASSERT_EQ(test, kernel_bind(sock, (struct sockaddr *)&ss,
+						  sizeof(ss)), 0);
+	}
 	hk_set_sin(&ss, LOOPBACK, port);
 	KUNIT_ASSERT_EQ(test, kernel_connect(sock, (struct sockaddr *)&ss,
 					     sizeof(ss), 0), 0);
 	return sock;
+}
+
+static struct socket *hk_raw_connect(struct kunit *test, u16 port)
+{
+	return hk_raw_connect_from(test, port, 0);
 }
 
 static struct socket *hk_raw_listen(struct kunit *test, u16 *port)
@@ -452,6 +470,42 @@ static int hk_raw_frame(struct socket *sock, bool request, u8 *buf,
 
 /* ---- fixture ---- */
 
+/* The test whose hk_race_hook() is installed (one test runs at a time). */
+static struct hk_ctx *hk_race_ctx;
+
+/* hcm_race_hook: hold the first pass through ctx->race_at until released. */
+static void hk_race_hook(struct orcm_iw_conn *conn, enum hcm_race where)
+{
+	struct hk_ctx *ctx = READ_ONCE(hk_race_ctx);
+
+	if (!ctx || where != ctx->race_at ||
+	    atomic_inc_return(&ctx->race_hits) != 1)
+		return;
+	complete(&ctx->race_reached);
+	wait_for_completion_timeout(&ctx->race_go, msecs_to_jiffies(WAIT_MS));
+}
+
+/* Hold the next connection work that reaches @where. */
+static void hk_race_arm(struct kunit *test, enum hcm_race where)
+{
+	struct hk_ctx *ctx = test->priv;
+
+	ctx->race_at = where;
+	WRITE_ONCE(hk_race_ctx, ctx);
+	WRITE_ONCE(hcm_race_hook, hk_race_hook);
+}
+
+/* The work is held in the window. */
+static void hk_race_reached(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+
+	KUNIT_ASSERT_GT(test,
+			wait_for_completion_timeout(&ctx->race_reached,
+						    msecs_to_jiffies(WAIT_MS)),
+			0UL);
+}
+
 static void hk_ctx_cleanup(void *arg)
 {
 	struct hk_ctx *ctx = arg;
@@ -466,6 +520,10 @@ static void hk_ctx_cleanup(void *arg)
 	WRITE_ONCE(hcm_rtr_timeout_ms, ctx->rtr_ms);
 	WRITE_ONCE(hcm_connect_timeout_ms, ctx->conn_ms);
 	WRITE_ONCE(hcm_max_half_open, ctx->max_half_open);
+	WRITE_ONCE(hcm_max_half_open_per_addr, ctx->max_half_open_per_addr);
+	WRITE_ONCE(hcm_race_hook, NULL);
+	WRITE_ONCE(hk_race_ctx, NULL);
+	complete_all(&ctx->race_go);
 	/* Let queued work of the test's connections finish. */
 	orcm_iw_host_flush();
 	iwcm_flush_events();
@@ -501,6 +559,8 @@ static int hk_init(struct kunit *test)
 	}
 	spin_lock_init(&ctx->lock);
 	init_waitqueue_head(&ctx->wq);
+	init_completion(&ctx->race_reached);
+	init_completion(&ctx->race_go);
 	ctx->rev = hcm_mpa_rev;
 	ctx->crc = hcm_crc;
 	ctx->markers = hcm_markers;
@@ -511,6 +571,7 @@ static int hk_init(struct kunit *test)
 	ctx->rtr_ms = hcm_rtr_timeout_ms;
 	ctx->conn_ms = hcm_connect_timeout_ms;
 	ctx->max_half_open = hcm_max_half_open;
+	ctx->max_half_open_per_addr = hcm_max_half_open_per_addr;
 	test->priv = ctx;
 	ret = orcm_iw_host_register(&ctx->dev, &hk_host_ops);
 	if (ret)
@@ -1028,7 +1089,9 @@ static void hk_test_half_open_cap(struct kunit *test)
 	u32 backlog;
 	u16 port;
 
+	/* One source here: its own cap must not bite first. */
 	WRITE_ONCE(hcm_max_half_open, 2);
+	WRITE_ONCE(hcm_max_half_open_per_addr, 2);
 	lid = hk_listen(test, 16, &port);
 	for (i = 0; i < 5; i++)
 		s[i] = hk_raw_connect(test, port);
@@ -1062,6 +1125,46 @@ static void hk_test_half_open_cap(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, NULL, 0, 1, 1), 0);
 	hk_child(test, NULL);
 	KUNIT_EXPECT_EQ(test, hk_nr_events(ctx), 1);
+}
+
+/*
+ * Issue 30, defect 5: a source that connects and stays silent must not
+ * take every half-open slot of a listener. With a cap of 4 per listener
+ * (by default 1 per source), four idle connects from 127.0.0.1 leave room
+ * for a client from 127.0.0.2, whose request gets through.
+ */
+static void hk_test_half_open_per_source(struct kunit *test)
+{
+	static const u8 v1[16] = { 0, 1, 0, 0 };	/* rev 1, no data */
+	unsigned long end = jiffies + msecs_to_jiffies(WAIT_MS);
+	struct socket *good;
+	struct iw_cm_id *lid;
+	unsigned int half_open;
+	unsigned long refused;
+	u32 backlog;
+	u8 buf[32];
+	int i;
+	u16 port;
+
+	WRITE_ONCE(hcm_max_half_open, 4);
+	lid = hk_listen(test, 16, &port);
+	for (i = 0; i < 4; i++)
+		hk_raw_connect(test, port);
+	do {
+		msleep(20);
+		orcm_iw_host_listener_stats(lid, &half_open, &refused,
+					    &backlog);
+	} while (half_open + refused < 4 && time_before(jiffies, end));
+	KUNIT_EXPECT_EQ(test, half_open, 1U);
+	KUNIT_EXPECT_EQ(test, refused, 3UL);
+
+	good = hk_raw_connect_from(test, port, LOOPBACK + 1);
+	hk_frame(buf, REQ_KEY, v1);
+	KUNIT_ASSERT_EQ(test, hk_send(good, buf, 20), 20);
+	hk_child(test, NULL);
+	orcm_iw_host_listener_stats(lid, &half_open, &refused, &backlog);
+	KUNIT_EXPECT_EQ(test, refused, 3UL);
+	KUNIT_EXPECT_FALSE(test, hk_closed_within(good, 100));
 }
 
 static void hk_test_backlog_and_host_port(struct kunit *test)
@@ -1385,6 +1488,99 @@ static void hk_test_attach_fails(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hk_recv(ctx->qps[QPN_RSP].sock, &i, 1), 0);
 }
 
+/*
+ * Issue 30, defect 2. After the CONNECT_REQUEST upcall the work leaves the
+ * listener (hcm_passive_deliver()), while the child's owner may reject at
+ * once (iw_cm rejects when the handler refuses, e.g. a full rdma_ucm
+ * backlog): both looked up conn->lis and both put it, freeing a listener
+ * that still listens. The work is held between its lookup and its put
+ * while the reject runs: the listener must keep exactly its own reference
+ * and still serve.
+ */
+static void hk_test_race_reject_vs_deliver(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_id *lid, *aid, *aid2, *child;
+	int i;
+	u16 port;
+
+	hk_race_arm(test, HCM_RACE_LEAVE_LISTENER);
+	lid = hk_listen(test, 4, &port);
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid, port, NULL, 0, 1, 1), 0);
+	hk_race_reached(test);
+	child = hk_child(test, NULL);
+	KUNIT_EXPECT_EQ(test, iw_cm_reject(child, NULL, 0), 0);
+	complete_all(&ctx->race_go);
+	orcm_iw_host_flush();
+	KUNIT_EXPECT_EQ(test, orcm_iw_host_listener_refs(lid), 1U);
+	i = hk_wait(ctx, aid, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].status, -ECONNREFUSED);
+
+	KUNIT_ASSERT_EQ(test, hk_connect(test, &aid2, port, NULL, 0, 1, 1), 0);
+	hk_child(test, NULL);
+	hk_destroy(test, lid);
+}
+
+/*
+ * Issue 30, defect 3. A peer that sends a byte (or a FIN) right after its
+ * request queues the work, which finds REQ_DELIVERED and then looks at the
+ * socket, while the user accepts (the socket goes to the driver) or rejects
+ * (the socket is released). The work is held between the two; the user's
+ * answer must win and the work must leave the socket alone.
+ */
+static void hk_test_race_answer_vs_waiting(struct kunit *test)
+{
+	const bool *accept = test->param_value;
+	struct iw_cm_conn_param ap = { .qpn = QPN_RSP, .ird = 1, .ord = 1 };
+	static const u8 v1[16] = { 0, 1, 0, 0 };	/* rev 1, no data */
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_id *child;
+	struct orcm_mpa_frame f;
+	struct socket *s;
+	u8 buf[32];
+	int i;
+	u16 port;
+
+	hk_race_arm(test, HCM_RACE_WAITING);
+	hk_listen(test, 4, &port);
+	s = hk_raw_connect(test, port);
+	hk_frame(buf, REQ_KEY, v1);
+	KUNIT_ASSERT_EQ(test, hk_send(s, buf, 20), 20);
+	child = hk_child(test, NULL);
+	KUNIT_ASSERT_EQ(test, hk_send(s, "x", 1), 1);
+	hk_race_reached(test);
+	if (*accept)
+		KUNIT_EXPECT_EQ(test, iw_cm_accept(child, &ap), 0);
+	else
+		KUNIT_EXPECT_EQ(test, iw_cm_reject(child, NULL, 0), 0);
+	complete_all(&ctx->race_go);
+	orcm_iw_host_flush();
+
+	KUNIT_ASSERT_EQ(test, hk_raw_frame(s, false, buf, &f), 20);
+	KUNIT_EXPECT_EQ(test, f.kind, *accept ? ORCM_MPA_REP : ORCM_MPA_REJ);
+	if (*accept) {
+		i = hk_wait(ctx, child, IW_CM_EVENT_ESTABLISHED);
+		KUNIT_ASSERT_GE(test, i, 0);
+		KUNIT_EXPECT_EQ(test, ctx->ev[i].status, 0);
+		/* The byte is the driver's, first in its stream. */
+		KUNIT_ASSERT_TRUE(test, ctx->qps[QPN_RSP].attached);
+		KUNIT_EXPECT_EQ(test, hk_recv(ctx->qps[QPN_RSP].sock, buf, 1), 1);
+		KUNIT_EXPECT_EQ(test, buf[0], 'x');
+	} else {
+		KUNIT_EXPECT_TRUE(test, hk_closed_within(s, 2000));
+	}
+}
+
+static const bool race_answers[] = { true, false };
+
+static void race_answer_desc(const bool *accept, char *desc)
+{
+	strscpy(desc, *accept ? "accept" : "reject", KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(race_answer, race_answers, race_answer_desc);
+
 static struct kunit_case iw_host_cases[] = {
 	KUNIT_CASE(hk_test_register),
 	KUNIT_CASE_PARAM(hk_test_negotiation, neg_gen_params),
@@ -1397,6 +1593,7 @@ static struct kunit_case iw_host_cases[] = {
 	KUNIT_CASE(hk_test_reply_and_data_in_one_write),
 	KUNIT_CASE_PARAM(hk_test_bad_request, bad_request_gen_params),
 	KUNIT_CASE(hk_test_half_open_cap),
+	KUNIT_CASE(hk_test_half_open_per_source),
 	KUNIT_CASE(hk_test_backlog_and_host_port),
 	KUNIT_CASE(hk_test_offloaded_mapped),
 	KUNIT_CASE(hk_test_destroy_listener_half_open),
@@ -1406,6 +1603,9 @@ static struct kunit_case iw_host_cases[] = {
 	KUNIT_CASE(hk_test_rsp_dies_before_rtr),
 	KUNIT_CASE(hk_test_rtr_timeout),
 	KUNIT_CASE(hk_test_attach_fails),
+	KUNIT_CASE(hk_test_race_reject_vs_deliver),
+	KUNIT_CASE_PARAM(hk_test_race_answer_vs_waiting,
+			 race_answer_gen_params),
 	{}
 };
 

@@ -3,12 +3,14 @@
  * cmprobe: a small RDMA CM scenario driver for the end-to-end tests.
  *
  *   cmprobe -s -b ADDR [-p PORT] [-R] [-B BACKLOG] [-D MS] [-j N | -k N | -x]
- *              [-n COUNT] [-T SECS]
+ *              [-L] [-n COUNT] [-T SECS]
  *	server: bind (with RDMA_OPTION_ID_REUSEADDR if -R), listen with
  *	BACKLOG (0: rdma_ucm's maximum), wait MS before reading the first event
  *	(-D), then answer each CONNECT_REQUEST: reject with N bytes of pattern
  *	private data (-j N), accept with N bytes (-k N, the default is -k 0),
- *	or never answer (-x, with -n 0). Exits 0 once COUNT requests were
+ *	or never answer (-x, with -n 0); -L: an accept that fails with
+ *	ECONNRESET or EPIPE (the peer went away first) prints "accept lost
+ *	ERRNONAME" and is no error. Exits 0 once COUNT requests were
  *	answered and the accepted connections were disconnected by the peer
  *	(COUNT 0: serve until the deadline, then exit 0, dropping a request
  *	that cannot be answered); exits 1 on a
@@ -68,6 +70,7 @@ static struct {
 	const char *addr, *bind, *tcp;
 	const char *port, *sport;
 	int reuse, backlog, delay_ms, reject_len, accept_len, ignore, count;
+	int lost_ok;
 	int pdata_len, resolve_ms, wait_ms, hold_ms, deadline_s;
 } opt = {
 	.port = "7400", .sport = "0", .resolve_ms = 2000, .deadline_s = 20, .reject_len = -1,
@@ -282,8 +285,18 @@ static int answer(struct rdma_cm_id *id)
 		param.private_data = opt.accept_len ? pdata : NULL;
 		param.private_data_len = opt.accept_len;
 		out("accept pdata %d", opt.accept_len);
-		if (rdma_accept(id, &param))
-			ret = call_failed("rdma_accept", errno);
+		if (rdma_accept(id, &param)) {
+			int e = errno;
+
+			if (!opt.lost_ok || (e != ECONNRESET && e != EPIPE)) {
+				ret = call_failed("rdma_accept", e);
+			} else {
+				/* -L: the peer went away before the answer. */
+				out("accept lost %s", errname(e));
+				drop_id(id);
+				return 0;
+			}
+		}
 	}
 	if (ret || conn_add(id)) {
 		drop_id(id);
@@ -585,7 +598,7 @@ out:
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: cmprobe -s -b ADDR [-p PORT] [-R] [-B BACKLOG] [-D MS] [-j N|-k N|-x] [-n COUNT] [-T SECS]\n"
+		"usage: cmprobe -s -b ADDR [-p PORT] [-R] [-B BACKLOG] [-D MS] [-j N|-k N|-x] [-L] [-n COUNT] [-T SECS]\n"
 		"       cmprobe -c -a ADDR [-b SRC [-S SPORT]] [-R] [-p PORT] [-P N] [-r MS] [-W MS] [-H MS] [-T SECS]\n"
 		"       cmprobe -t hold|close|garbage -b ADDR [-p PORT] [-T SECS]\n"
 		"(see the head of tests/progs/cmprobe.c)\n");
@@ -606,7 +619,7 @@ int main(int argc, char **argv)
 {
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "sct:a:b:p:S:RB:D:j:k:xn:P:r:W:H:T:")) != -1) {
+	while ((c = getopt(argc, argv, "sct:a:b:p:S:RB:D:j:k:Lxn:P:r:W:H:T:")) != -1) {
 		switch (c) {
 		case 's':
 		case 'c':
@@ -642,6 +655,9 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			opt.accept_len = num(optarg, 255);
+			break;
+		case 'L':
+			opt.lost_ok = 1;
 			break;
 		case 'x':
 			opt.ignore = 1;

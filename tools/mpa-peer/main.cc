@@ -6,6 +6,11 @@
 //   mpa-peer -a ADDR -p PORT -e OUTCOME[,OUTCOME...] [options] SCENARIO
 //
 // Scenarios (the request is MPA revision --rev, default 1):
+// Every scenario: --src ADDR connects from that local address. The handshake
+// scenarios (all but idle and hold-port): --fin sends a FIN, --trailer N N
+// bytes in a second write, right after the request (--gap MS later), before
+// any answer.
+//
 //   good              a well-formed request; with --rev 2 --p2p the RTR
 //                     (the type the reply picked) follows the reply, or
 //                     with --no-rtr never does (silence until -t)
@@ -98,7 +103,7 @@ peer::Options parse(int argc, char **argv)
 	enum {
 		kRev = 256, kCrc, kNoCrc, kMarkers, kP2p, kRtr, kIrd, kOrd, kPd, kPdLength,
 		kPdSend, kSendBytes, kFin, kNoFin, kCount, kInterval, kCorrupt, kSettle,
-		kHold, kMinFast, kFast, kNoEnhanced, kNoRtr,
+		kHold, kMinFast, kFast, kNoEnhanced, kNoRtr, kSrc, kTrailer, kGap,
 	};
 	static const option longopts[] = {
 		{"addr", required_argument, nullptr, 'a'},
@@ -128,8 +133,12 @@ peer::Options parse(int argc, char **argv)
 		{"hold", required_argument, nullptr, kHold},
 		{"min-fast", required_argument, nullptr, kMinFast},
 		{"fast", required_argument, nullptr, kFast},
+		{"src", required_argument, nullptr, kSrc},
+		{"trailer", required_argument, nullptr, kTrailer},
+		{"gap", required_argument, nullptr, kGap},
 		{nullptr, 0, nullptr, 0},
 	};
+	std::string src;
 	int c;
 	while ((c = getopt_long(argc, argv, "a:p:t:e:", longopts, nullptr)) != -1) {
 		switch (c) {
@@ -160,6 +169,9 @@ peer::Options parse(int argc, char **argv)
 		case kHold: o.hold_ms = num(optarg, "hold"); break;
 		case kMinFast: o.min_fast = static_cast<int>(num(optarg, "min-fast")); break;
 		case kFast: o.fast_ms = num(optarg, "fast"); break;
+		case kSrc: src = optarg; break;
+		case kTrailer: o.trailer = static_cast<int>(num(optarg, "trailer")); break;
+		case kGap: o.gap_ms = num(optarg, "gap"); break;
 		default: usage("unknown option");
 		}
 	}
@@ -172,6 +184,9 @@ peer::Options parse(int argc, char **argv)
 		usage("-e OUTCOME[,OUTCOME...] is required");
 	if (!net::make_addr(o.addr, o.port, o.dest))
 		usage("ADDR must be a numeric IPv4 or IPv6 address");
+	if (!src.empty() && (!net::make_addr(src, 0, o.src) ||
+			     o.src.ss.ss_family != o.dest.ss.ss_family))
+		usage("--src must be a numeric address of ADDR's family");
 	return o;
 }
 

@@ -58,7 +58,7 @@ void Fd::reset(int fd)
 	fd_ = fd;
 }
 
-int connect_start(const Addr &a, Fd &out)
+int connect_start(const Addr &a, Fd &out, const Addr &src)
 {
 	int fd = ::socket(a.ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -66,6 +66,8 @@ int connect_start(const Addr &a, Fd &out)
 	out.reset(fd);
 	int one = 1;
 	::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (src.len && ::bind(fd, reinterpret_cast<const sockaddr *>(&src.ss), src.len))
+		return errno;
 	if (::connect(fd, reinterpret_cast<const sockaddr *>(&a.ss), a.len) == 0)
 		return 0;
 	return errno;
@@ -92,9 +94,9 @@ static int wait_connected(int fd, Clock::time_point deadline)
 	}
 }
 
-int connect_to(const Addr &a, Clock::time_point deadline, Fd &out)
+int connect_to(const Addr &a, Clock::time_point deadline, Fd &out, const Addr &src)
 {
-	int rc = connect_start(a, out);
+	int rc = connect_start(a, out, src);
 	if (rc == EINPROGRESS)
 		rc = wait_connected(out.get(), deadline);
 	if (rc)

@@ -40,10 +40,11 @@ private:
 	int fd_ = -1;
 };
 
-// Blocking connect with a deadline; errno-style error (0 = connected).
-int connect_to(const Addr &a, Clock::time_point deadline, Fd &out);
+// Blocking connect with a deadline, from @src when it has an address;
+// errno-style error (0 = connected).
+int connect_to(const Addr &a, Clock::time_point deadline, Fd &out, const Addr &src = {});
 // A non-blocking connect that is under way (EINPROGRESS) or done: 0 or errno.
-int connect_start(const Addr &a, Fd &out);
+int connect_start(const Addr &a, Fd &out, const Addr &src = {});
 
 // Write everything; 0 or errno (EPIPE/ECONNRESET when the peer is gone).
 int send_all(int fd, std::span<const std::uint8_t> b);

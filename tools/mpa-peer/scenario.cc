@@ -71,7 +71,7 @@ std::string end_name(Event e)
 std::optional<Result> connect_or_report(const Options &o, net::Fd &fd, Clock::time_point t0,
 					Clock::time_point deadline)
 {
-	int rc = net::connect_to(o.dest, deadline, fd);
+	int rc = net::connect_to(o.dest, deadline, fd, o.src);
 	if (!rc)
 		return std::nullopt;
 	return outcome(rc == ETIMEDOUT ? "timeout" : "refused",
@@ -164,6 +164,16 @@ Result handshake(const Options &o, const mpa::Frame &req, const Bytes &wire, boo
 	Event early = send_request(o, fd.get(), wire, drip, deadline, note);
 	if (early == Event::Eof || early == Event::Reset)
 		return outcome(end_name(early), "while the request was sent" + note, t0);
+	if ((o.trailer > 0 || fin) && o.gap_ms > 0) {
+		std::this_thread::sleep_for(std::chrono::milliseconds(o.gap_ms));
+		note += fmt(", %ld ms", o.gap_ms);
+	}
+	if (o.trailer > 0) {
+		// Bytes before the listener's answer: a second segment, so that
+		// it arrives after the listener has taken the request.
+		int rc = net::send_all(fd.get(), pattern(static_cast<std::size_t>(o.trailer)));
+		note += fmt(", then %d more bytes%s", o.trailer, rc ? " (send failed)" : "");
+	}
 	if (fin) {
 		::shutdown(fd.get(), SHUT_WR);
 		note += ", then FIN";
@@ -318,7 +328,7 @@ Result idle(const Options &o)
 	for (std::size_t i = 0; i < c.size(); i++) {
 		Conn &x = c[i];
 		x.start = Clock::now();
-		int rc = net::connect_start(o.dest, x.fd);
+		int rc = net::connect_start(o.dest, x.fd, o.src);
 		if (rc == 0) {
 			x.st = Open;
 			connected++;

@@ -14,6 +14,7 @@ struct Options {
 	std::string addr;
 	std::uint16_t port = 0;
 	net::Addr dest;
+	net::Addr src; // --src: the local address to connect from (len 0: any)
 	long timeout_ms = 15000;
 	std::set<std::string> expect;
 	std::string scenario;
@@ -30,6 +31,8 @@ struct Options {
 	int pd_send = -1;     // PD bytes to send (-1: as built)
 	int send_bytes = -1;  // truncated: bytes of the frame to send
 	int fin = -1;	      // FIN after sending (-1: the scenario's default)
+	int trailer = 0;      // bytes sent in a second write after the request
+	long gap_ms = 0;      // pause before the trailer or FIN
 	int count = 1000;
 	long interval_ms = 250;
 	std::string corrupt = "crc";
