@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
+# NOT RUN by make check: this stress script has not yet completed a run
+# (see docs/iwarp-host-cm.md); the races it targets are covered by KUnit
+# (iw_host_kunit: hk_test_race_*). Run by hand: bash tests/stress/iwhost-race.sh
+# inside the VM from the repository root.
 # Races of the host-stack iWARP CM's passive side with its user (issue 30,
 # defects 2 and 3), stressed for seconds under lockdep and KASAN. The
 # adversarial MPA peer (tools/mpa-peer) plays the clients from orcmA, a
