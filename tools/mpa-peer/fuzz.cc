@@ -449,7 +449,9 @@ ReplyInput make_reply(std::uint64_t seed, std::uint64_t index, const mpa::Frame 
 			note(in.what, "R");
 		}
 	}
-	in.crc = f.flags & mpa::kFlagCrc;
+	// CRC when either end asks; markers toward us when the reply asks
+	in.crc = (req.flags | f.flags) & mpa::kFlagCrc;
+	in.markers = f.flags & mpa::kFlagMarkers;
 	in.wire = mpa::build_frame(f);
 	mutate_wire(r, in.wire, in.fin_after_reply, in.what);
 	in.fpdu_seed = r.next();

@@ -65,6 +65,7 @@ struct ReplyInput {
 	bool fin_after_reply = false;
 	bool rst = false;
 	bool crc = false;	   // CRC in use if the initiator takes the reply
+	bool markers = false;	   // ... and markers in what it sends us
 	mpa::Rtr rtr = mpa::Rtr::None; // the RTR the reply picked
 	std::uint64_t fpdu_seed = 0;
 	std::string what;
