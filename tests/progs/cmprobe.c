@@ -3,12 +3,14 @@
  * cmprobe: a small RDMA CM scenario driver for the end-to-end tests.
  *
  *   cmprobe -s -b ADDR [-p PORT] [-R] [-B BACKLOG] [-D MS] [-j N | -k N | -x]
- *              [-n COUNT] [-T SECS]
+ *              [-E] [-n COUNT] [-T SECS]
  *	server: bind (with RDMA_OPTION_ID_REUSEADDR if -R), listen with
  *	BACKLOG (0: rdma_ucm's maximum), wait MS before reading the first event
  *	(-D), then answer each CONNECT_REQUEST: reject with N bytes of pattern
  *	private data (-j N), accept with N bytes (-k N, the default is -k 0),
- *	or never answer (-x, with -n 0). Exits 0 once COUNT requests were
+ *	or never answer (-x, with -n 0); -E: an rdma_accept() that fails
+ *	because the peer has gone (a fuzzer's connection) is reported as
+ *	"accept-failed ERRNONAME" and the server goes on. Exits 0 once COUNT requests were
  *	answered and the accepted connections were disconnected by the peer
  *	(COUNT 0: serve until the deadline, then exit 0); exits 1 on a
  *	DEVICE_REMOVAL of the listener.
@@ -66,7 +68,7 @@ static struct {
 	char mode;		/* 's', 'c' or 't' */
 	const char *addr, *bind, *tcp;
 	const char *port, *sport;
-	int reuse, backlog, delay_ms, reject_len, accept_len, ignore, count;
+	int reuse, backlog, delay_ms, reject_len, accept_len, ignore, count, tolerant;
 	int pdata_len, resolve_ms, wait_ms, hold_ms, deadline_s;
 } opt = {
 	.port = "7400", .sport = "0", .resolve_ms = 2000, .deadline_s = 20, .reject_len = -1,
@@ -281,8 +283,16 @@ static int answer(struct rdma_cm_id *id)
 		param.private_data = opt.accept_len ? pdata : NULL;
 		param.private_data_len = opt.accept_len;
 		out("accept pdata %d", opt.accept_len);
-		if (rdma_accept(id, &param))
+		if (!rdma_accept(id, &param)) {
+			ret = 0;
+		} else if (opt.tolerant && (errno == ECONNRESET || errno == ECONNABORTED ||
+					    errno == EINVAL || errno == ENOTCONN)) {
+			out("accept-failed %s", errname(errno));
+			drop_id(id);
+			return 0;
+		} else {
 			ret = call_failed("rdma_accept", errno);
+		}
 	}
 	if (ret || conn_add(id)) {
 		drop_id(id);
@@ -598,7 +608,7 @@ int main(int argc, char **argv)
 {
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "sct:a:b:p:S:RB:D:j:k:xn:P:r:W:H:T:")) != -1) {
+	while ((c = getopt(argc, argv, "sct:a:b:p:S:RB:D:j:k:xEn:P:r:W:H:T:")) != -1) {
 		switch (c) {
 		case 's':
 		case 'c':
@@ -634,6 +644,9 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			opt.accept_len = num(optarg, 255);
+			break;
+		case 'E':
+			opt.tolerant = 1;
 			break;
 		case 'x':
 			opt.ignore = 1;
