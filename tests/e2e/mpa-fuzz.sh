@@ -30,7 +30,7 @@ PEER_TIMEOUT=10
 . "$(dirname "$0")/mpa-peer.bash"
 
 SEED=${MPA_FUZZ_SEED:-0x5eed}
-INPUTS=${MPA_FUZZ_INPUTS:-1500}
+INPUTS=${MPA_FUZZ_INPUTS:-1000}
 REPLIES=${MPA_FUZZ_REPLIES:-80}
 REPLY_PORT=7351
 say "fuzz seed $SEED: $INPUTS inputs at the listener, $REPLIES replies to a client"
@@ -51,17 +51,21 @@ serves before
 t0=$(date +%s)
 rc=0
 run_to /tmp/fuzz-connect.log 120 "${IN_A[@]}" "$MPA_PEER" -a "$ADDR_B" -p "$PEER_PORT" \
-	-e fuzzed --seed "$SEED" --count "$INPUTS" --workers 8 --wait 300 fuzz || rc=$?
+	-e fuzzed --seed "$SEED" --count "$INPUTS" --workers 16 --wait 300 --reply-wait 5000 fuzz || rc=$?
 say "connect fuzz: $(($(date +%s) - t0)) s"
 [ "$rc" -eq 0 ] || { listener_alive; fail "mpa-peer fuzz: exit status $rc (seed $SEED)"; }
 listener_alive
+# the listener answers the requests in order: its connections must drain
+# (only its own id left) before a good client can be served in time
+ids_le() { [ "$(cat "$ORCM_IDS_FILE")" -le "$1" ]; }
+wait_for 90 "the listener's connections drained" ids_le 1
 serves after-fuzz
 stop_listener
 say "accepts that failed as the fuzzer left: $(grep -c '^accept-failed' /tmp/peer-listener.log)"
 
 # ---- 2. replies (and FPDUs) to a softrnic client ----
 bg /tmp/fuzz-listen.log "${IN_A[@]}" "$MPA_PEER" -a "$ADDR_A" -p "$REPLY_PORT" -t 90 \
-	-e fuzzed --seed "$SEED" --count "$REPLIES" --wait 400 fuzz-listen
+	-e fuzzed --seed "$SEED" --count "$REPLIES" --wait 2000 fuzz-listen
 fuzzer=$LAST_PID
 wait_for 10 "the reply fuzzer listening" grep -q '^mpa-peer: bound' /tmp/fuzz-listen.log
 t0=$(date +%s)

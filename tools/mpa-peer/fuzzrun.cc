@@ -89,9 +89,9 @@ InputResult one_connect(const peer::Options &o, std::uint64_t index)
 	Input in = make_input(o.seed, index);
 	InputResult r;
 	r.detail = in.what;
-	auto deadline = net::after_ms(o.wait_ms);
+	auto deadline = net::after_ms(o.reply_wait_ms);
 	net::Fd fd;
-	int rc = net::connect_to(o.dest, net::after_ms(std::max(o.wait_ms, 3000L)), fd);
+	int rc = net::connect_to(o.dest, net::after_ms(std::max(o.reply_wait_ms, 3000L)), fd);
 	if (rc) {
 		r.key = "connect-" + std::string(rc == ETIMEDOUT ? "timeout" : "refused");
 		r.detail += fmt(" TCP connect: %s", std::strerror(rc));
@@ -143,7 +143,7 @@ InputResult one_connect(const peer::Options &o, std::uint64_t index)
 	for (const auto &f : fpdus)
 		if (net::send_all(fd.get(), f))
 			break;
-	InputResult a = read_after(fd.get(), buf, v.crc, deadline);
+	InputResult a = read_after(fd.get(), buf, v.crc, net::after_ms(o.wait_ms));
 	r.key = "accept>" + a.key;
 	r.finding = a.finding;
 	r.detail += a.detail;
@@ -156,10 +156,10 @@ InputResult one_connect(const peer::Options &o, std::uint64_t index)
 InputResult one_listen(const peer::Options &o, std::uint64_t index, net::Fd fd)
 {
 	InputResult r;
-	auto deadline = net::after_ms(o.wait_ms);
 	Bytes buf;
 	mpa::Parsed p;
-	Event e = read_frame(fd.get(), buf, p, deadline);
+	Event e = read_frame(fd.get(), buf, p, net::after_ms(o.reply_wait_ms));
+	auto deadline = net::after_ms(o.wait_ms);
 	if (e != Event::Data || p.status != mpa::ParseStatus::Ok || p.reply) {
 		r.key = "bad-request>" + end_name(e);
 		r.finding = true; // the host CM's own request must parse

@@ -34,7 +34,8 @@
 //   fuzz              the seeded mutation fuzzer (fuzz.h, fuzzrun.h): --count
 //                     inputs (mutated requests, RTRs, FPDUs after a good
 //                     handshake) from index --first, --workers connections
-//                     at once, --wait ms for each answer; --seed S (default
+//                     at once, --reply-wait ms (default 3000) for the MPA
+//                     reply, --wait ms (300) for what follows the FPDUs; --seed S (default
 //                     0x5eed) makes the run; --first I --count 1 replays
 //                     input I; --verbose prints every input
 //   fuzz-listen       the same as a listener at ADDR:PORT: --count
@@ -112,7 +113,7 @@ peer::Options parse(int argc, char **argv)
 		kRev = 256, kCrc, kNoCrc, kMarkers, kP2p, kRtr, kIrd, kOrd, kPd, kPdLength,
 		kPdSend, kSendBytes, kFin, kNoFin, kCount, kInterval, kCorrupt, kSettle,
 		kHold, kMinFast, kFast, kNoEnhanced, kNoRtr, kSeed, kFirst, kWorkers, kWait,
-		kVerbose,
+		kVerbose, kReplyWait,
 	};
 	static const option longopts[] = {
 		{"addr", required_argument, nullptr, 'a'},
@@ -147,6 +148,7 @@ peer::Options parse(int argc, char **argv)
 		{"workers", required_argument, nullptr, kWorkers},
 		{"wait", required_argument, nullptr, kWait},
 		{"verbose", no_argument, nullptr, kVerbose},
+		{"reply-wait", required_argument, nullptr, kReplyWait},
 		{nullptr, 0, nullptr, 0},
 	};
 	int c;
@@ -184,6 +186,7 @@ peer::Options parse(int argc, char **argv)
 		case kWorkers: o.workers = static_cast<int>(num(optarg, "workers")); break;
 		case kWait: o.wait_ms = num(optarg, "wait"); break;
 		case kVerbose: o.verbose = true; break;
+		case kReplyWait: o.reply_wait_ms = num(optarg, "reply-wait"); break;
 		default: usage("unknown option");
 		}
 	}

@@ -41,7 +41,8 @@ struct Options {
 	std::uint64_t seed = 0x5eed;
 	long first = 0;	   // index of the first input
 	int workers = 8;   // inputs at once (fuzz)
-	long wait_ms = 300; // per input
+	long wait_ms = 300; // per input, for what follows its FPDUs
+	long reply_wait_ms = 3000; // for the listener's reply
 	bool verbose = false; // a line per input, not only per finding
 };
 
