@@ -17,7 +17,7 @@
 # prints it with its figures (inputs, distinct outcomes) and every finding
 # with its index; `mpa-peer --seed S --first I --count 1 --verbose fuzz`
 # replays input I.
-# orcm-timeout: 240
+# orcm-timeout: 300
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
 # shellcheck source=tests/e2e/cmprobe.bash
@@ -31,7 +31,7 @@ PEER_TIMEOUT=10
 
 SEED=${MPA_FUZZ_SEED:-0x5eed}
 INPUTS=${MPA_FUZZ_INPUTS:-1000}
-REPLIES=${MPA_FUZZ_REPLIES:-80}
+REPLIES=${MPA_FUZZ_REPLIES:-40}
 REPLY_PORT=7351
 say "fuzz seed $SEED: $INPUTS inputs at the listener, $REPLIES replies to a client"
 
@@ -64,7 +64,7 @@ stop_listener
 say "accepts that failed as the fuzzer left: $(grep -c '^accept-failed' /tmp/peer-listener.log)"
 
 # ---- 2. replies (and FPDUs) to a softrnic client ----
-bg /tmp/fuzz-listen.log "${IN_A[@]}" "$MPA_PEER" -a "$ADDR_A" -p "$REPLY_PORT" -t 90 \
+bg /tmp/fuzz-listen.log "${IN_A[@]}" "$MPA_PEER" -a "$ADDR_A" -p "$REPLY_PORT" -t 60 \
 	-e fuzzed --seed "$SEED" --count "$REPLIES" --wait 2000 fuzz-listen
 fuzzer=$LAST_PID
 wait_for 10 "the reply fuzzer listening" grep -q '^mpa-peer: bound' /tmp/fuzz-listen.log
@@ -88,7 +88,7 @@ done
 hung=0
 for p in "${pids[@]}"; do wait "$p" || hung=$((hung + $?)); done
 rc=0
-wait_pid "$fuzzer" 100 || rc=$?
+wait_pid "$fuzzer" 70 || rc=$?
 show /tmp/fuzz-listen.log
 say "reply fuzz: $(($(date +%s) - t0)) s"
 [ "$hung" -eq 0 ] || fail "$hung softrnic clients hung on a fuzzed reply (seed $SEED)"
