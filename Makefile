@@ -45,17 +45,18 @@ build/progs/%: tests/progs/%.c
 # The adversarial MPA peer (C++20) and its GoogleTest (libgtest-dev); `make
 # check` runs the tests on the host before any VM starts.
 MPA_PEER_DIR := tools/mpa-peer
-MPA_PEER_SRC := $(addprefix $(MPA_PEER_DIR)/,mpa.cc net.cc scenario.cc)
+MPA_PEER_SRC := $(addprefix $(MPA_PEER_DIR)/,mpa.cc net.cc scenario.cc fuzz.cc fuzzrun.cc)
 MPA_PEER_DEP := $(MPA_PEER_SRC) $(wildcard $(MPA_PEER_DIR)/*.h)
 MPA_PEER_CXXFLAGS := -std=c++20 -O2 -g -Wall -Wextra -Werror
 
 build/progs/mpa-peer: $(MPA_PEER_DIR)/main.cc $(MPA_PEER_DEP)
 	@mkdir -p $(@D)
-	$(CXX) $(MPA_PEER_CXXFLAGS) -o $@ $< $(MPA_PEER_SRC)
+	$(CXX) $(MPA_PEER_CXXFLAGS) -o $@ $< $(MPA_PEER_SRC) -pthread
 
-build/mpa-peer/mpa_test: $(MPA_PEER_DIR)/tests/mpa_test.cc $(MPA_PEER_DEP)
+MPA_PEER_TESTS := $(wildcard $(MPA_PEER_DIR)/tests/*_test.cc)
+build/mpa-peer/mpa_test: $(MPA_PEER_TESTS) $(MPA_PEER_DEP)
 	@mkdir -p $(@D)
-	$(CXX) $(MPA_PEER_CXXFLAGS) -o $@ $< $(MPA_PEER_SRC) -lgtest -pthread
+	$(CXX) $(MPA_PEER_CXXFLAGS) -o $@ $(MPA_PEER_TESTS) $(MPA_PEER_SRC) -lgtest -pthread
 
 # Last line: "N passed, N failed" (tools/check.sh counts it).
 mpa-peer-check: build/mpa-peer/mpa_test build/progs/mpa-peer

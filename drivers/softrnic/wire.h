@@ -33,6 +33,7 @@ enum {
 	SR_CONN_PEER_FIN,	/* EOF seen on the socket */
 	SR_CONN_TOLD_CLOSED,	/* orcm_iw_conn_peer_closed() was called */
 	SR_CONN_TERM,		/* we are terminating: rx discards */
+	SR_CONN_PEER_TERM,	/* the peer's TERMINATE came: close now */
 	SR_CONN_ABORT,		/* abortive close: RST on release */
 	SR_CONN_RELEASED,	/* socket gone, iw_cm told */
 	SR_CONN_DEAD,		/* destroy: no work may start */

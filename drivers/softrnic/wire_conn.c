@@ -189,11 +189,14 @@ static void sr_conn_release(struct sr_conn *c)
 
 	mutex_lock(&c->tx_mutex);
 	/*
-	 * After a TERMINATE the stream ends with FIN (unsent data would be
-	 * lost with RST); otherwise an abortive close, or one without our
-	 * FIN, resets the connection.
+	 * After a TERMINATE, ours or the peer's, the stream ends with FIN
+	 * (unsent data would be lost with RST); otherwise an abortive close,
+	 * or one without our FIN, resets the connection.
 	 */
 	if (test_bit(SR_CONN_TERM, &c->flags) && sr_tx_term_now(c))
+		kernel_sock_shutdown(c->sock, SHUT_WR);
+	else if (test_bit(SR_CONN_PEER_TERM, &c->flags) &&
+		 !test_bit(SR_CONN_ABORT, &c->flags))
 		kernel_sock_shutdown(c->sock, SHUT_WR);
 	else if (test_bit(SR_CONN_ABORT, &c->flags) ||
 		 !test_bit(SR_CONN_FIN_SENT, &c->flags))
@@ -213,8 +216,10 @@ static void sr_rel_work(struct work_struct *w)
 	struct sr_conn *c = container_of(to_delayed_work(w), struct sr_conn,
 					 rel_work);
 
-	if (!test_bit(SR_CONN_FIN_SENT, &c->flags) ||
-	    !test_bit(SR_CONN_PEER_FIN, &c->flags))
+	/* a peer's TERMINATE closes gracefully, whatever its side does */
+	if (!test_bit(SR_CONN_PEER_TERM, &c->flags) &&
+	    (!test_bit(SR_CONN_FIN_SENT, &c->flags) ||
+	     !test_bit(SR_CONN_PEER_FIN, &c->flags)))
 		set_bit(SR_CONN_ABORT, &c->flags);
 	sr_conn_release(c);
 }

@@ -7,7 +7,7 @@
  *   SEND (SE, Inv)   into the next RQE (RQ or SRQ), in MSN and MO order;
  *   READ request     checked, queued on the IRD ring for wire_tx.c;
  *   READ response    into the sink SGE of the oldest outstanding READ;
- *   TERMINATE        the QP goes to ERR, the peer is closing.
+ *   TERMINATE        the QP goes to ERR, the socket is closed (FIN).
  * Any error sends TERMINATE (sr_conn_terminate()) and stops placement.
  * Runs in rx_work only; its state is rx_work's.
  */
@@ -265,11 +265,18 @@ static void rx_terminate(struct sr_conn *c, const struct rx_seg *s)
 		pr_debug("qp %u: peer TERMINATE layer %u etype %u ecode 0x%x\n",
 			 c->qp->ibqp.qp_num, t.cause.layer, t.cause.etype,
 			 t.cause.ecode);
+	/*
+	 * The peer has ended the stream (RFC 5040 5.2: no more RDMAP
+	 * messages follow a TERMINATE): the QP goes to ERR and the socket is
+	 * closed now, as siw does, whether or not the peer closes its side.
+	 * Waiting for its FIN would let a peer that keeps TCP open pin the
+	 * socket, this connection and the CM id, with no DISCONNECTED ever.
+	 */
 	set_bit(SR_CONN_TERM, &c->flags);
+	set_bit(SR_CONN_PEER_TERM, &c->flags);
 	sr_qp_to_error(c->qp, IB_EVENT_QP_FATAL);
 	sr_conn_tell_closed(c);
-	set_bit(SR_CONN_CLOSING, &c->flags);
-	queue_work(sr_wire_wq, &c->tx_work);
+	sr_conn_queue_release(c, 0);
 }
 
 /* Responder, peer-to-peer: the first message must be the agreed RTR. */

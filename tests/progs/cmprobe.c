@@ -3,14 +3,17 @@
  * cmprobe: a small RDMA CM scenario driver for the end-to-end tests.
  *
  *   cmprobe -s -b ADDR [-p PORT] [-R] [-B BACKLOG] [-D MS] [-j N | -k N | -x]
- *              [-L] [-n COUNT] [-T SECS]
+ *              [-L] [-E] [-n COUNT] [-T SECS]
  *	server: bind (with RDMA_OPTION_ID_REUSEADDR if -R), listen with
  *	BACKLOG (0: rdma_ucm's maximum), wait MS before reading the first event
  *	(-D), then answer each CONNECT_REQUEST: reject with N bytes of pattern
  *	private data (-j N), accept with N bytes (-k N, the default is -k 0),
  *	or never answer (-x, with -n 0); -L: an accept that fails with
  *	ECONNRESET or EPIPE (the peer went away first) prints "accept lost
- *	ERRNONAME" and is no error. Exits 0 once COUNT requests were
+ *	ERRNONAME" and is no error; -E: an rdma_accept() that fails because
+ *	the peer has gone (a fuzzer's connection: ECONNRESET, ECONNABORTED,
+ *	EINVAL, ENOTCONN) is reported as "accept-failed ERRNONAME" and the
+ *	server goes on. Exits 0 once COUNT requests were
  *	answered and the accepted connections were disconnected by the peer
  *	(COUNT 0: serve until the deadline, then exit 0, dropping a request
  *	that cannot be answered); exits 1 on a
@@ -70,7 +73,7 @@ static struct {
 	const char *addr, *bind, *tcp;
 	const char *port, *sport;
 	int reuse, backlog, delay_ms, reject_len, accept_len, ignore, count;
-	int lost_ok;
+	int lost_ok, tolerant;
 	int pdata_len, resolve_ms, wait_ms, hold_ms, deadline_s;
 } opt = {
 	.port = "7400", .sport = "0", .resolve_ms = 2000, .deadline_s = 20, .reject_len = -1,
@@ -288,14 +291,20 @@ static int answer(struct rdma_cm_id *id)
 		if (rdma_accept(id, &param)) {
 			int e = errno;
 
-			if (!opt.lost_ok || (e != ECONNRESET && e != EPIPE)) {
-				ret = call_failed("rdma_accept", e);
-			} else {
+			if (opt.lost_ok && (e == ECONNRESET || e == EPIPE)) {
 				/* -L: the peer went away before the answer. */
 				out("accept lost %s", errname(e));
 				drop_id(id);
 				return 0;
 			}
+			if (opt.tolerant && (e == ECONNRESET || e == ECONNABORTED ||
+					     e == EINVAL || e == ENOTCONN)) {
+				/* -E: a fuzzer's connection, gone. */
+				out("accept-failed %s", errname(e));
+				drop_id(id);
+				return 0;
+			}
+			ret = call_failed("rdma_accept", e);
 		}
 	}
 	if (ret || conn_add(id)) {
@@ -619,7 +628,7 @@ int main(int argc, char **argv)
 {
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "sct:a:b:p:S:RB:D:j:k:Lxn:P:r:W:H:T:")) != -1) {
+	while ((c = getopt(argc, argv, "sct:a:b:p:S:RB:D:j:k:LxEn:P:r:W:H:T:")) != -1) {
 		switch (c) {
 		case 's':
 		case 'c':
@@ -658,6 +667,9 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			opt.lost_ok = 1;
+			break;
+		case 'E':
+			opt.tolerant = 1;
 			break;
 		case 'x':
 			opt.ignore = 1;

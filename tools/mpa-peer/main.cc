@@ -31,15 +31,29 @@
 //                     until the listener closes them or -t passes
 //   fpdu              a good handshake (CRC on unless --no-crc), then one
 //                     corrupted FPDU: --corrupt crc|ddp-version|rdmap-version|
-//                     qn|msn|stag|opcode|short-len
+//                     qn|msn|stag|opcode|short-len, or a well-formed
+//                     TERMINATE of its own (--corrupt terminate), after
+//                     which it keeps TCP open (the listener must close)
 //   hold-port         bind (and listen on) a TCP socket at ADDR:PORT, hold it
 //                     for --hold ms (default: -t)
+//   fuzz              the seeded mutation fuzzer (fuzz.h, fuzzrun.h): --count
+//                     inputs (mutated requests, RTRs, FPDUs after a good
+//                     handshake) from index --first, --workers connections
+//                     at once, --reply-wait ms (default 3000) for the MPA
+//                     reply, --wait ms (300) for what follows the FPDUs; --seed S (default
+//                     0x5eed) makes the run; --first I --count 1 replays
+//                     input I; --verbose prints every input
+//   fuzz-listen       the same as a listener at ADDR:PORT: --count
+//                     connections of an RDMA client get mutated replies
+//                     (and FPDUs), within -t in all
 //
 // Outcomes: accept (a valid reply, RTR sent, quiet for --settle ms), reject
 // (reply with the R bit, then the listener closed), reject-open (R bit, not
 // closed by -t), close (FIN without a reply), rst, timeout, refused (TCP
 // connect failed), terminate (TERMINATE received), bad-reply (a reply that
-// breaks MPA), bound, eaddrinuse. idle: close (every connection ended by -t),
+// breaks MPA), bound, eaddrinuse. fuzz, fuzz-listen: fuzzed (no finding),
+// findings (a refused connect, or a reply or FPDU that breaks MPA), after
+// the figures (inputs, distinct outcomes, seed) and a line per finding. idle: close (every connection ended by -t),
 // open (some still open); --min-fast N asks that at least N connections were
 // refused or closed within --fast ms (default 1000) of their connect.
 //
@@ -103,7 +117,8 @@ peer::Options parse(int argc, char **argv)
 	enum {
 		kRev = 256, kCrc, kNoCrc, kMarkers, kP2p, kRtr, kIrd, kOrd, kPd, kPdLength,
 		kPdSend, kSendBytes, kFin, kNoFin, kCount, kInterval, kCorrupt, kSettle,
-		kHold, kMinFast, kFast, kNoEnhanced, kNoRtr, kSrc, kTrailer, kGap,
+		kHold, kMinFast, kFast, kNoEnhanced, kNoRtr, kSrc, kTrailer, kGap, kSeed, kFirst,
+		kWorkers, kWait, kVerbose, kReplyWait,
 	};
 	static const option longopts[] = {
 		{"addr", required_argument, nullptr, 'a'},
@@ -136,6 +151,12 @@ peer::Options parse(int argc, char **argv)
 		{"src", required_argument, nullptr, kSrc},
 		{"trailer", required_argument, nullptr, kTrailer},
 		{"gap", required_argument, nullptr, kGap},
+		{"seed", required_argument, nullptr, kSeed},
+		{"first", required_argument, nullptr, kFirst},
+		{"workers", required_argument, nullptr, kWorkers},
+		{"wait", required_argument, nullptr, kWait},
+		{"verbose", no_argument, nullptr, kVerbose},
+		{"reply-wait", required_argument, nullptr, kReplyWait},
 		{nullptr, 0, nullptr, 0},
 	};
 	std::string src;
@@ -172,6 +193,12 @@ peer::Options parse(int argc, char **argv)
 		case kSrc: src = optarg; break;
 		case kTrailer: o.trailer = static_cast<int>(num(optarg, "trailer")); break;
 		case kGap: o.gap_ms = num(optarg, "gap"); break;
+		case kSeed: o.seed = std::strtoull(optarg, nullptr, 0); break;
+		case kFirst: o.first = num(optarg, "first"); break;
+		case kWorkers: o.workers = static_cast<int>(num(optarg, "workers")); break;
+		case kWait: o.wait_ms = num(optarg, "wait"); break;
+		case kVerbose: o.verbose = true; break;
+		case kReplyWait: o.reply_wait_ms = num(optarg, "reply-wait"); break;
 		default: usage("unknown option");
 		}
 	}

@@ -133,6 +133,11 @@ const char *event_name(Event e)
 	return "?";
 }
 
+std::string end_name(Event e)
+{
+	return e == Event::Error ? "close" : event_name(e);
+}
+
 Event read_until(int fd, mpa::Bytes &buf, std::size_t want, Clock::time_point deadline)
 {
 	std::uint8_t tmp[4096];

@@ -51,6 +51,8 @@ int send_all(int fd, std::span<const std::uint8_t> b);
 
 enum class Event { Data, Eof, Reset, Timeout, Error };
 const char *event_name(Event e);
+// What ended a connection, as an outcome: close (an error too), rst, timeout.
+std::string end_name(Event e);
 // Append what arrives to @buf until at least @want bytes are there or the
 // peer closes, resets, or the deadline passes.
 Event read_until(int fd, mpa::Bytes &buf, std::size_t want, Clock::time_point deadline);

@@ -2,6 +2,9 @@
 // The scenarios of mpa-peer: build the frames, talk to the listener, judge.
 #include "scenario.h"
 
+#include "fmt.h"
+#include "fuzzrun.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -19,14 +22,8 @@ namespace {
 
 using mpa::Bytes;
 using net::Clock;
+using net::end_name;
 using net::Event;
-
-std::string fmt(const char *f, auto... a)
-{
-	char buf[512];
-	std::snprintf(buf, sizeof(buf), f, a...);
-	return buf;
-}
 
 Bytes pattern(std::size_t n, std::uint8_t seed = 0)
 {
@@ -59,12 +56,6 @@ Result outcome(std::string what, std::string detail, Clock::time_point t0)
 	r.detail = std::move(detail);
 	r.secs = net::secs_since(t0);
 	return r;
-}
-
-// What ended a connection: close, rst, timeout (or error).
-std::string end_name(Event e)
-{
-	return e == Event::Error ? "close" : net::event_name(e);
 }
 
 // Connect; on failure the Result to report (refused/timeout), else nullopt.
@@ -526,6 +517,13 @@ Bytes corrupt_fpdu(const std::string &kind, bool crc)
 		s.to = 0x1000;
 	} else if (kind == "opcode")
 		s.opcode = 0x0d;
+	else if (kind == "terminate") {
+		// Not corrupt: the peer's own TERMINATE (RDMAP, catastrophic,
+		// unspecified), after which it keeps TCP open.
+		s.opcode = mpa::kOpTerminate;
+		s.qn = 2;
+		s.payload = {0x00, 0xff, 0x00, 0x00};
+	}
 	else if (kind == "short-len") {
 		Bytes seg = mpa::build_segment(s);
 		return mpa::build_fpdu(std::span(seg).first(4), crc);
@@ -541,6 +539,10 @@ Result run(const Options &o)
 		return idle(o);
 	if (s == "hold-port")
 		return hold_port(o);
+	if (s == "fuzz")
+		return fuzz::run_connect(o);
+	if (s == "fuzz-listen")
+		return fuzz::run_listen(o);
 	static const std::set<std::string> shakes = {
 		"good", "bad-key", "bad-rev", "pd-over-max", "pd-short", "truncated",
 		"reply-as-request", "ird-ord", "enhanced-short", "slowloris", "fpdu",

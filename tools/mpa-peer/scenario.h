@@ -40,6 +40,13 @@ struct Options {
 	long hold_ms = -1;
 	int min_fast = -1;
 	long fast_ms = 1000;
+	// fuzz, fuzz-listen (fuzzrun.h); count is the number of inputs
+	std::uint64_t seed = 0x5eed;
+	long first = 0;	   // index of the first input
+	int workers = 8;   // inputs at once (fuzz)
+	long wait_ms = 300; // per input, for what follows its FPDUs
+	long reply_wait_ms = 3000; // for the listener's reply
+	bool verbose = false; // a line per input, not only per finding
 };
 
 struct Result {

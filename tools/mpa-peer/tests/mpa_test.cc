@@ -343,6 +343,17 @@ TEST(Corrupt, EveryKind)
 	auto f = mpa::parse_fpdu(peer::corrupt_fpdu("short-len", true), true);
 	EXPECT_EQ(f.ulpdu.size(), 4u);
 	EXPECT_TRUE(peer::corrupt_fpdu("nonsense", true).empty());
+	// the peer's own TERMINATE is well-formed: QN 2, MSN 1, last, a control word
+	auto t = mpa::parse_fpdu(peer::corrupt_fpdu("terminate", true), true);
+	ASSERT_EQ(t.status, mpa::ParseStatus::Ok);
+	EXPECT_TRUE(t.crc_ok);
+	auto ts = mpa::parse_segment(t.ulpdu);
+	ASSERT_TRUE(ts);
+	EXPECT_EQ(ts->opcode, mpa::kOpTerminate);
+	EXPECT_EQ(ts->qn, 2u);
+	EXPECT_EQ(ts->msn, 1u);
+	EXPECT_TRUE(ts->last && !ts->tagged);
+	EXPECT_TRUE(mpa::parse_terminate(*ts));
 }
 
 // A fake listener on 127.0.0.1: accepts one connection and runs @script.
