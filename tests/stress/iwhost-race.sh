@@ -26,14 +26,14 @@
 # seconds per phase.
 # orcm-timeout: 300
 # shellcheck source=tests/e2e/lib.bash
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/../e2e/lib.bash"
 # shellcheck source=tests/e2e/cmprobe.bash
-. "$(dirname "$0")/cmprobe.bash"
+. "$(dirname "$0")/../e2e/cmprobe.bash"
 # shellcheck source=tests/e2e/iwhost-lib.bash
-. "$(dirname "$0")/iwhost-lib.bash"
+. "$(dirname "$0")/../e2e/iwhost-lib.bash"
 need_softrnic
 # shellcheck source=tests/e2e/mpa-peer.bash
-. "$(dirname "$0")/mpa-peer.bash"
+. "$(dirname "$0")/../e2e/mpa-peer.bash"
 setup_pair siw softrnic
 STORM_SECS=${STORM_SECS:-2} STORM_PAR=${STORM_PAR:-3}
 LEAVE=1 WAITING=2 # iw_cm's race_windows bits (enum hcm_race)
