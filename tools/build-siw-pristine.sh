@@ -41,8 +41,7 @@ if patch -d "$tmp" -p5 -R -s -f --dry-run \
 	<"$ORCM_REPO/tools/uml/patches/0002-rdma-siw-callback-lock-bh.patch" >/dev/null 2>&1; then
 	die "the siw sources of $ORCM_SRC_TARBALL already carry the callback-lock patch"
 fi
-if ! make -C "$KDIR" ARCH=um M="$tmp" CONFIG_RDMA_SIW=m \
-	KBUILD_EXTRA_SYMBOLS="$KDIR/Module.symvers" -j"$ORCM_JOBS" modules >"$LOG" 2>&1; then
+if ! make -C "$KDIR" ARCH=um M="$tmp" CONFIG_RDMA_SIW=m -j"$ORCM_JOBS" modules >"$LOG" 2>&1; then
 	tail -n 40 "$LOG" >&2
 	die "the unpatched siw does not build (log: $LOG)"
 fi
