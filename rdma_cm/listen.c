@@ -7,6 +7,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
+#include <linux/netdevice.h>
+#include <net/net_namespace.h>
 
 #include "cma_priv.h"
 #include "ib.h"
@@ -40,9 +42,37 @@ u32 cma_first_cm_port(struct ib_device *device)
 }
 
 /*
+ * Whether iWARP @port of @device carries TCP outside @net: its netdev
+ * lives in another namespace. Such a device's connections arrive in that
+ * namespace's TCP stack, never at a listener in @net; its driver, asked to
+ * listen anyway, makes its socket in the caller's namespace (siw binds it
+ * to the netdev's ifindex, which in @net may name another netdev and
+ * collide with that netdev's listener). A device without a netdev is not
+ * out: nothing tells where its connections arrive.
+ */
+static bool cma_iw_port_out_of_net(struct ib_device *device, u32 port,
+				   struct net *net)
+{
+	struct net_device *ndev;
+	bool out;
+
+	if (!rdma_cap_iw_cm(device, port))
+		return false;
+	ndev = ib_device_get_netdev(device, port);
+	if (!ndev)
+		return false;
+	out = !net_eq(dev_net(ndev), net);
+	dev_put(ndev);
+	return out;
+}
+
+/*
  * Add an internal listener for wildcard listener @id_priv on @cma_dev. A
- * device without a port we can dispatch to, or out of the listener's
- * namespace, is skipped (0). Returns the error of a device that refuses
+ * device without a port we can dispatch to, out of the listener's
+ * namespace, or (iWARP) whose netdev is in another namespace, is skipped
+ * (0; tests/parity/deviations: iw-listen-other-netns). The netdev's
+ * namespace is read now: a netdev moved later keeps what it had. Returns
+ * the error of a device that refuses
  * (the driver's, e.g. -EADDRINUSE, or -ENOMEM); the refused child is then
  * off the parent's list and chained on @doomed through its listen_item,
  * for the caller to destroy with cma_destroy_doomed() once it has dropped
@@ -60,7 +90,8 @@ int cma_listen_on_dev(struct rdma_id_private *id_priv,
 	    !rdma_dev_access_netns(cma_dev->device, cma_net(id_priv)))
 		return 0;
 	port = cma_first_cm_port(cma_dev->device);
-	if (!port)
+	if (!port ||
+	    cma_iw_port_out_of_net(cma_dev->device, port, cma_net(id_priv)))
 		return 0;
 
 	child = cma_id_alloc(cma_net(id_priv), id_priv->id.event_handler,

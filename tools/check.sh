@@ -19,6 +19,9 @@
 #      there is a bug of the tests or of the VM, not of our code), in a second
 #      VM at the same time as 4 (ORCM_CHECK_PARALLEL=0: after it). Set
 #      ORCM_CHECK_STOCK=0 to skip it.
+#   5b. siw0: the softrnic <-> siw e2e tests again, our stack, against the
+#      unpatched siw a distribution ships (tools/build-siw-pristine.sh, run.sh
+#      --siw pristine), after 4 and 5. ORCM_CHECK_SIW0=0 skips it.
 #   6. interop: two VMs joined by a link, the stock stack in one and ours in
 #      the other (tools/vm/interop.sh, tests/interop): RoCE over rxe both
 #      ways. ORCM_CHECK_INTEROP=0 skips it.
@@ -120,6 +123,23 @@ else
 		total_fail=$((total_fail + 1))
 		recap+=("FAIL vm-$s: not run, the UML kernel did not build")
 	done
+fi
+
+# The tests where stock siw meets softrnic or our host CM (5b), those seen
+# passing against the unpatched siw (2026-11-26). Not yet: softrnic-perftest
+# (failed there once: both transfers completed, then perftest's closing
+# exchange hung until the 60 s deadline; cause not found yet, the machine
+# was heavily loaded), softrnic-ucmatose, softrnic-dp, softrnic-tshark (not
+# run yet).
+SIW0_TESTS='iwhost-siw zz-iwhost-siw-p2p softrnic-siw-rping softrnic-offload listen-netns-ifindex'
+if [ "${ORCM_CHECK_SIW0:-1}" = 1 ]; then
+	if [ $uml_ok = 1 ]; then
+		step vm-ours-siw0 "$ORCM_REPO/tools/vm/run.sh" --stack ours --siw pristine \
+			--no-kunit --e2e "$SIW0_TESTS"
+	else
+		total_fail=$((total_fail + 1))
+		recap+=("FAIL vm-ours-siw0: not run, the UML kernel did not build")
+	fi
 fi
 
 if [ "${ORCM_CHECK_INTEROP:-1}" = 1 ]; then

@@ -81,8 +81,16 @@ setup_pair() {
 	# Distinct ifindexes: stock siw binds a wildcard listener's socket to its
 	# netdev's ifindex in the listener's namespace, so two devices whose
 	# netdevs share an ifindex (each namespace counts from 1) collide there
-	# with EADDRINUSE ("cma_listen_on_dev, error -98").
-	ip link add vA netns "$NS_A" index 101 type veth peer name vB netns "$NS_B" index 102
+	# with EADDRINUSE ("cma_listen_on_dev, error -98") on the stock stack.
+	# PAIR_IFINDEX=default: the kernel's numbering, the same index at both
+	# ends (listen-netns-ifindex.sh, where that collision is the subject).
+	if [ "${PAIR_IFINDEX:-}" = default ]; then
+		ip link add vA netns "$NS_A" type veth peer name vB netns "$NS_B"
+		[ "$(in_a cat /sys/class/net/vA/ifindex)" = "$(in_b cat /sys/class/net/vB/ifindex)" ] ||
+			fail "default numbering gave vA and vB distinct ifindexes"
+	else
+		ip link add vA netns "$NS_A" index 101 type veth peer name vB netns "$NS_B" index 102
+	fi
 	in_a ip link set lo up
 	in_b ip link set lo up
 	in_a ip addr add "$ADDR_A/24" dev vA

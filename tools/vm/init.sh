@@ -85,9 +85,32 @@ fi
 
 # ---- load the stack ----------------------------------------------------------
 OURS_MODS=()
+# load_siw: the UML kernel's siw, or (ORCM_SIW_KO, run.sh --siw pristine) the
+# unpatched one built by tools/build-siw-pristine.sh, whose dependencies
+# come from the modroot.
+load_siw() {
+	local d
+	if [ -z "${ORCM_SIW_KO:-}" ]; then
+		"${MP[@]}" siw || { mark "LOAD-ERROR modprobe siw failed"; return 1; }
+		return 0
+	fi
+	for d in $(modinfo -F depends "$ORCM_SIW_KO" | tr ',' ' '); do
+		"${MP[@]}" "$d" || { mark "LOAD-ERROR modprobe $d (for siw) failed"; return 1; }
+	done
+	insmod "$ORCM_SIW_KO" || { mark "LOAD-ERROR insmod $ORCM_SIW_KO failed"; return 1; }
+	# Built out of tree, it taints the kernel with O; the modroot's does not.
+	grep -q O /sys/module/siw/taint ||
+		{ mark "LOAD-ERROR loaded siw is not $ORCM_SIW_KO"; return 1; }
+	mark "LOAD-INFO unpatched siw $ORCM_SIW_KO taint=$(cat /sys/module/siw/taint)"
+}
+
 load_stock() {
 	local m
 	for m in ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm siw rdma_rxe veth; do
+		if [ "$m" = siw ]; then
+			load_siw || return 1
+			continue
+		fi
 		"${MP[@]}" "$m" || { mark "LOAD-ERROR modprobe $m failed"; return 1; }
 	done
 }
@@ -95,6 +118,10 @@ load_stock() {
 load_ours() {
 	local m f d
 	for m in ib_core ib_uverbs siw rdma_rxe veth; do
+		if [ "$m" = siw ]; then
+			load_siw || return 1
+			continue
+		fi
 		"${MP[@]}" "$m" || { mark "LOAD-ERROR modprobe $m failed"; return 1; }
 	done
 	# Ours, in dependency order; any dependency we do not provide is in-tree.

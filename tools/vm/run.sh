@@ -15,6 +15,9 @@
 #   --kunit GLOBS   only the tests/kunit modules whose names match (default: all)
 #   --e2e-dir DIR   take the scripts from DIR (relative to the repository;
 #                   default tests/e2e), e.g. tests/interop
+#   --siw pristine  load the unpatched siw.ko (tools/build-siw-pristine.sh:
+#                   the distribution's siw, without tools/uml/patches/0002)
+#                   in place of the UML kernel's own; logs vm-<stack>-siw0.*
 #
 # For two VMs joined by a link (tools/vm/interop.sh): ORCM_VM_ARGS adds UML
 # arguments (a vecN device on an inherited fd), ORCM_ROLE is handed to the
@@ -30,6 +33,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 stack=ours mode=test kunit=1 kunit_globs='*' e2e_globs='*' e2e_dir=tests/e2e vm_timeout='' quiet=0
+siw=patched
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--stack) stack=$2; shift ;;
@@ -41,11 +45,13 @@ while [ $# -gt 0 ]; do
 	--e2e-dir) e2e_dir=$2; shift ;;
 	--timeout) vm_timeout=$2; shift ;;
 	--quiet) quiet=1 ;;
+	--siw) siw=$2; shift ;;
 	*) die "unknown option $1 (see the head of $0)" ;;
 	esac
 	shift
 done
 case "$stack" in stock | ours) ;; *) die "--stack must be ours or stock" ;; esac
+case "$siw" in patched | pristine) ;; *) die "--siw must be patched or pristine" ;; esac
 [ "$stack" = stock ] && kunit=0
 E2E_TIMEOUT=${ORCM_E2E_TIMEOUT:-120}
 
@@ -80,6 +86,7 @@ fi
 mkdir -p "$ORCM_REPO/build/logs"
 # ORCM_LOG_TAG: a suffix for the log names, for two VMs run from one checkout.
 name=vm-$stack${ORCM_LOG_TAG:+-$ORCM_LOG_TAG}
+[ "$siw" = pristine ] && name=$name-siw0
 [ "$mode" = demo ] && name=$name-demo
 LOG=$ORCM_REPO/build/logs/$name.log
 RESULTS=$ORCM_REPO/build/logs/$name.results
@@ -117,6 +124,11 @@ BUILT=$("$ORCM_REPO/tools/build-modules.sh" uml) ||
 # of ours by hand (tests/e2e/ibcm-stock-rdmacm.sh: our ib_cm under the stock
 # rdma_cm); init.sh loads ours only for --stack ours.
 OURS_DIR=$BUILT
+SIW_KO=''
+if [ "$siw" = pristine ]; then
+	SIW_KO=$("$ORCM_REPO/tools/build-siw-pristine.sh") ||
+		fail_all "the unpatched siw.ko does not build (tools/build-siw-pristine.sh)"
+fi
 if [ "$stack" = ours ]; then
 	for t in $kunit_list; do
 		[ -f "$OURS_DIR/tests/kunit/$t.ko" ] || log "warning: $t.ko was not built (CONFIG_KUNIT?)"
@@ -142,6 +154,7 @@ ORCM_PARITY_KO=$BUILT/tests/parity/cm_parity.ko
 ORCM_E2E_DIR=$e2e_dir
 ORCM_ROLE=${ORCM_ROLE:-}
 ORCM_SHARED=${ORCM_SHARED:-}
+ORCM_SIW_KO=$SIW_KO
 EOF
 
 n_kunit=$(wc -w <<<"$kunit_list")
