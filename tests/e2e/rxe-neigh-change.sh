@@ -19,7 +19,7 @@ PORT=7620 NEWMAC=02:00:c6:12:04:42
 
 established() { grep -q '^event ESTABLISHED ' "/tmp/$1.log"; }
 
-bg /tmp/neigh-server.log "$CMPROBE" -s -b "$RADDR_B" -p $PORT -n 0 -T 5
+bg /tmp/neigh-server.log "$CMPROBE" -s -b "$RADDR_B" -p $PORT -n 0 -T 20
 server=$LAST_PID
 wait_for 10 "the server listening" listening neigh-server
 bg /tmp/neigh-client.log "$CMPROBE" -c -b "$RADDR_A" -a "$RADDR_B" -p $PORT -H 4000 -T 8
