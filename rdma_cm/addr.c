@@ -11,7 +11,8 @@
  * anything, then queues the request's work at once. The work runs the
  * attempt again, this time starting neighbour resolution (ARP/ND) when the
  * neighbour is not valid, and either completes the request or re-arms
- * itself: immediately when a NETEVENT_NEIGH_UPDATE reports a valid neighbour
+ * itself: immediately when a NETEVENT_NEIGH_UPDATE (track.c's notifier calls
+ * cma_addr_neigh_event()) reports a valid neighbour
  * with the same key, else after a fallback retry interval (50 ms, doubling
  * up to 1 s), until the deadline (-ETIMEDOUT).
  *
@@ -675,17 +676,18 @@ out_unlock:
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_addr_translate);
 
-static int cma_addr_netevent(struct notifier_block *nb, unsigned long event,
-			     void *ctx)
+/*
+ * A neighbour update (track.c owns the netevent notifier): kick the
+ * requests that wait for that neighbour. Any context.
+ */
+void cma_addr_neigh_event(struct neighbour *n)
 {
-	struct neighbour *n = ctx;
 	struct cma_addr_req *req;
 	struct list_head *head;
 	u32 nh_hash;
 
-	if (event != NETEVENT_NEIGH_UPDATE ||
-	    !(READ_ONCE(n->nud_state) & NUD_VALID))
-		return NOTIFY_DONE;
+	if (!(READ_ONCE(n->nud_state) & NUD_VALID))
+		return;
 
 	nh_hash = cma_addr_neigh_hash(n);
 	head = cma_addr_bucket(nh_hash);
@@ -694,17 +696,35 @@ static int cma_addr_netevent(struct notifier_block *nb, unsigned long event,
 		if (req->nh_hash == nh_hash)
 			mod_delayed_work(cma_addr_wq, &req->work, 0);
 	spin_unlock_bh(&cma_addr_lock);
-	return NOTIFY_DONE;
 }
 
-static struct notifier_block cma_addr_nb = {
-	.notifier_call = cma_addr_netevent,
-};
+int cma_addr_lookup(struct net *net, const struct sockaddr *src,
+		    const struct sockaddr *dst, struct cma_addr_res *res)
+{
+	struct rdma_dev_addr *dev_addr;
+	struct cma_addr_req *req;
+	int ret;
+
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	dev_addr = kzalloc(sizeof(*dev_addr), GFP_KERNEL);
+	if (!req || !dev_addr) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	dev_addr->net = net;
+	req->src = (struct sockaddr *)src;
+	req->dst = dst;
+	req->dev_addr = dev_addr;
+	ret = cma_addr_attempt(req, res, false);
+out:
+	kfree(dev_addr);
+	kfree(req);
+	return ret;
+}
 
 int cma_addr_init(void)
 {
 	unsigned int i;
-	int ret;
 
 	for (i = 0; i < CMA_ADDR_HASH_SIZE; i++)
 		INIT_LIST_HEAD(&cma_addr_table[i]);
@@ -718,16 +738,7 @@ int cma_addr_init(void)
 				      WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!cma_addr_wq)
 		return -ENOMEM;
-
-	ret = register_netevent_notifier(&cma_addr_nb);
-	if (ret)
-		goto err_wq;
 	return 0;
-
-err_wq:
-	destroy_workqueue(cma_addr_wq);
-	cma_addr_wq = NULL;
-	return ret;
 }
 
 void cma_addr_exit(void)
@@ -735,9 +746,7 @@ void cma_addr_exit(void)
 	struct cma_addr_req *req;
 	unsigned int i;
 
-	/* Returns after an RCU grace period: no kick is running. */
-	unregister_netevent_notifier(&cma_addr_nb);
-
+	/* cma_track_exit() unregistered the notifier: no kick is running. */
 	/* Every user should have cancelled; stop leftovers without done(). */
 	for (i = 0; i < CMA_ADDR_HASH_SIZE; i++) {
 		for (;;) {

@@ -129,7 +129,24 @@ void cma_addr_cancel(struct cma_addr_req *req);
 int cma_addr_translate(const struct sockaddr *addr,
 		       struct rdma_dev_addr *dev_addr);
 
-/* Module init/exit: the workqueue and the netevent notifier. */
+/*
+ * A NETEVENT_NEIGH_UPDATE for @n (track.c owns the notifier): requests that
+ * wait for @n retry at once if it is valid. Any context that may take a _bh
+ * lock.
+ */
+struct neighbour;
+void cma_addr_neigh_event(struct neighbour *n);
+
+/*
+ * One route and neighbour lookup from @src (a local address, or any) to
+ * @dst in @net, with no neighbour resolution started: 0 with @res filled,
+ * 1 (the neighbour is not valid; @res has the route), or a negative errno
+ * (no route, @src not local). Process context.
+ */
+int cma_addr_lookup(struct net *net, const struct sockaddr *src,
+		    const struct sockaddr *dst, struct cma_addr_res *res);
+
+/* Module init/exit: the workqueue. */
 int cma_addr_init(void);
 void cma_addr_exit(void);
 

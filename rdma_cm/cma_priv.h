@@ -18,6 +18,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "addr.h"
+#include "track.h"
 
 struct cma_resolve_req;
 
@@ -185,6 +186,8 @@ struct rdma_id_private {
 	/* A passive IB id answered the request (REP); handler_mutex. */
 	bool			ib_replied;
 	spinlock_t		mc_lock;	/* protects @mc_list */
+	/* Network changes under the id (track.c, track.h). */
+	struct cma_track	track;
 };
 
 extern struct mutex cma_lock;

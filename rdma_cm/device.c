@@ -47,6 +47,7 @@ static void cma_attach_locked(struct rdma_id_private *id_priv,
 static void cma_attach_done(struct rdma_id_private *id_priv)
 {
 	rdma_restrack_add(&id_priv->res);
+	cma_track_attach(id_priv);
 	trace_cm_id_attach(id_priv, id_priv->id.device);
 }
 

@@ -123,6 +123,7 @@ struct rdma_id_private *cma_id_alloc(struct net *net,
 	INIT_LIST_HEAD(&id_priv->mc_list);
 	spin_lock_init(&id_priv->mc_lock);
 	INIT_WORK(&id_priv->work, cma_work_handler);
+	cma_track_init_id(id_priv);
 	rdma_restrack_new(&id_priv->res, RDMA_RESTRACK_CM_ID);
 	if (parent) {
 		id_priv->afonly = parent->afonly;
@@ -247,10 +248,12 @@ static void cma_release(struct rdma_id_private *id_priv,
 	id_priv->cm_id.iw = NULL;
 
 	/*
-	 * Off the device's id list while the id's own reference still
-	 * stands: cma_remove_one() takes references only on listed ids.
+	 * Off the device's id list and the tracking index while the id's
+	 * own reference still stands: cma_remove_one() and the network
+	 * notifiers take references only on listed ids.
 	 */
 	cma_unlink_dev(id_priv);
+	cma_track_unlink(id_priv);
 	/* Drop the id's own reference and wait out work in flight. */
 	cma_id_put(id_priv);
 	wait_for_completion(&id_priv->comp);

@@ -40,8 +40,13 @@ static int __init cma_init(void)
 	ret = cma_configfs_init();
 	if (ret)
 		goto err_device;
+	ret = cma_track_init();
+	if (ret)
+		goto err_configfs;
 	return 0;
 
+err_configfs:
+	cma_configfs_exit();
 err_device:
 	cma_device_exit();
 err_sa:
@@ -57,6 +62,7 @@ err_wq:
 
 static void __exit cma_exit(void)
 {
+	cma_track_exit();
 	cma_configfs_exit();
 	cma_device_exit();
 	cma_sa_exit();

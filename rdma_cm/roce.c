@@ -200,6 +200,8 @@ int cma_roce_resolve_route(struct rdma_id_private *id_priv)
 	rec->service_id = rdma_get_service_id(&id_priv->id,
 					      cma_dst_addr(id_priv));
 	cma_roce_set_route(id_priv, rec);
+	/* As in-tree: a neighbour update with another MAC: UNREACHABLE. */
+	cma_track_route(id_priv);
 	cma_queue_event(id_priv, RDMA_CM_ROUTE_QUERY, RDMA_CM_ROUTE_RESOLVED,
 			&ev);
 	return 0;

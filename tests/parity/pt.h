@@ -77,5 +77,6 @@ void pt_register_calls(void);
 void pt_register_bind(void);
 void pt_register_conn(void);
 void pt_register_roce(void);
+void pt_register_track(void);
 
 #endif /* _CM_PARITY_PT_H */

@@ -618,6 +618,7 @@ static int __init pt_init(void)
 	pt_register_bind();
 	pt_register_conn();
 	pt_register_roce();
+	pt_register_track();
 
 	pt_dir = debugfs_create_dir("cm_parity", NULL);
 	debugfs_create_file("run", 0200, pt_dir, NULL, &pt_run_fops);

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracking of network changes under ids (track.c): the index from netdev,
+ * neighbour and local address to the ids that depend on them, the
+ * notifiers, and the per-id work that turns events into ULP events and a
+ * re-validated snapshot of the id's path.
+ */
+#ifndef _RDMA_CM_TRACK_H
+#define _RDMA_CM_TRACK_H
+
+#include <linux/if_ether.h>
+#include <linux/list.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+struct rdma_id_private;
+struct cma_track_ent;
+
+/* What an id is indexed by. */
+enum cma_track_kind {
+	CMA_TRACK_DEV,		/* (netns, dev_addr.bound_dev_if) */
+	CMA_TRACK_NEIGH,	/* (netns, bound_dev_if, destination IP) */
+	CMA_TRACK_ADDR,		/* (netns, source IP) */
+	CMA_TRACK_NKINDS
+};
+
+/* Pending work of an id: bits of cma_track.pending. */
+enum cma_track_ev {
+	CMA_TRACK_EV_ADDR_CHANGE,	/* ULP: RDMA_CM_EVENT_ADDR_CHANGE */
+	CMA_TRACK_EV_UNREACHABLE,	/* ULP: RDMA_CM_EVENT_UNREACHABLE */
+	CMA_TRACK_EV_REVALIDATE,	/* re-read netdev, route, neighbour */
+	CMA_TRACK_EV_ADDR_GONE,		/* the source address was removed */
+	CMA_TRACK_EV_MAX
+};
+
+/*
+ * The path of an id as the last re-validation saw it (struct
+ * cma_track.snap). Written by the id's track work only, under the id's
+ * handler_mutex; read under the same mutex.
+ */
+struct cma_track_snap {
+	u32		mtu;		/* of the output netdev */
+	int		oif;		/* output netdev of the route, 0: none */
+	u8		nh_mac[ETH_ALEN]; /* next hop's MAC, 0 if unresolved */
+	bool		link_up;	/* bound netdev up and running */
+	bool		addr_gone;	/* the source address was removed */
+	bool		route_ok;	/* a route to the destination exists */
+	u32		updates;	/* re-validations that changed something */
+};
+
+struct cma_track_link {
+	struct list_head	item;	/* on ent->ids; cma_track_lock */
+	struct cma_track_ent	*ent;	/* NULL: not indexed by this kind */
+};
+
+/* Embedded in struct rdma_id_private. */
+struct cma_track {
+	struct cma_track_link	link[CMA_TRACK_NKINDS];
+	unsigned long		pending;	/* BIT(enum cma_track_ev) */
+	struct work_struct	work;		/* cma_track_work() */
+	struct cma_track_snap	snap;
+};
+
+void cma_track_init_id(struct rdma_id_private *id_priv);
+/* Index by netdev and source address: after the id is bound to a device. */
+void cma_track_attach(struct rdma_id_private *id_priv);
+/* Index by neighbour: after a RoCE route is resolved (as in-tree). */
+void cma_track_route(struct rdma_id_private *id_priv);
+/* Take the id out of the index: before its own reference is dropped. */
+void cma_track_unlink(struct rdma_id_private *id_priv);
+
+int cma_track_init(void);
+void cma_track_exit(void);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+struct neighbour;
+struct net_device;
+/* Internals for tests/kunit/cma_track_kunit.c. */
+void cma_track_index(struct rdma_id_private *id_priv, enum cma_track_kind k);
+bool cma_track_indexed(struct rdma_id_private *id_priv, enum cma_track_kind k);
+long cma_track_visits(void);
+void cma_track_flush(void);
+void cma_track_snapshot(struct rdma_id_private *id_priv,
+			struct cma_track_snap *snap);
+void cma_track_addr_event(unsigned long event, struct net_device *ndev,
+			  int family, const void *ip);
+#endif
+
+#endif /* _RDMA_CM_TRACK_H */
