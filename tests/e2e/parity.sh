@@ -24,6 +24,14 @@ MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
 DEV=$ORCM_REPO/tests/parity/deviations
 A=198.18.1.1 B=198.18.1.2 B6=2001:2:0:1::2
 RANGE=$(sysctl -n net.ipv4.ip_local_port_range)
+# shellcheck source=tools/vm/stack.bash
+. "$ORCM_REPO/tools/vm/stack.bash"
+# stack_is WHO WHEN: rdma_cm, iw_cm and ib_cm are all WHO's, or fail.
+stack_is() {
+	say "stack $2:"
+	stack_show rdma_cm="$1" iw_cm="$1" ib_cm="$1" ||
+		fail "the CM modules are not all the $1 ones $2"
+}
 
 # siw on one veth end in the initial namespace (kernel ULPs' namespace);
 # every parity address on it, so a connection is local, as in ULP setups.
@@ -230,6 +238,7 @@ run_scenarios() {
 }
 
 parity_net
+stack_is "$ORCM_STACK" "before the scenarios"
 if [ "${ORCM_STACK:-}" != ours ]; then
 	run_scenarios /tmp/parity-stock.txt stock stock
 	sed 's/^/    /' /tmp/parity-stock.txt
@@ -262,25 +271,17 @@ had_softrnic=0
 [ $had_softrnic = 0 ] || rmmod softrnic || fail "cannot unload softrnic"
 rmmod rdma_ucm rdma_cm iw_cm ib_cm || fail "cannot unload our stack"
 { "${MP[@]}" rdma_cm && "${MP[@]}" rdma_ucm; } || fail "cannot load the in-tree rdma_cm"
+# Every CM module of the in-tree stack, or the comparison compares nothing.
+stack_is stock "after the swap to the in-tree stack"
 run_scenarios /tmp/parity-stock.txt in-tree stock
 rmmod rdma_ucm rdma_cm ib_cm iw_cm || fail "cannot unload the in-tree stack"
-# Our rdma_cm needs an ib_cm: ours once ib_cm/ has sources, else the
-# in-tree one, as tools/vm/init.sh loads them.
-load_ib_cm() {
-	if [ -f "$ORCM_OURS_DIR/ib_cm/ib_cm.ko" ]; then
-		insmod "$ORCM_OURS_DIR/ib_cm/ib_cm.ko"
-	else
-		"${MP[@]}" ib_cm
-	fi
-}
-{ insmod "$ORCM_OURS_DIR/iw_cm/iw_cm.ko" && load_ib_cm &&
+{ insmod "$ORCM_OURS_DIR/iw_cm/iw_cm.ko" && insmod "$ORCM_OURS_DIR/ib_cm/ib_cm.ko" &&
 	insmod "$ORCM_OURS_DIR/rdma_cm/rdma_cm.ko" &&
 	insmod "$(modinfo -b "$ORCM_MODROOT" -k "$ORCM_KREL" -n rdma_ucm)"; } ||
 	fail "cannot reload our stack"
 [ $had_softrnic = 0 ] || insmod "$ORCM_OURS_DIR/drivers/softrnic/softrnic.ko" ||
 	fail "cannot reload softrnic"
-[ "$(cat /sys/module/rdma_cm/srcversion)" = "$(modinfo -F srcversion "$ORCM_OURS_DIR/rdma_cm/rdma_cm.ko")" ] ||
-	fail "rdma_cm is not ours after the swap"
+stack_is ours "after the swap back to ours"
 
 # Compare scenario by scenario.
 split_sc() { awk -v d="$2" '/^scenario / { f = d "/" $2 } f { print > f }' "$1"; }
