@@ -104,7 +104,7 @@ uml_ok=1
 echo "==== uml-kernel: $([ $uml_ok = 1 ] && echo ready || echo FAILED) after $(($(date +%s) - t0)) s"
 
 step mpa-peer make -s -C "$ORCM_REPO" mpa-peer-check
-step bench-tools python3 "$ORCM_REPO/tools/bench/test_profile.py"
+step bench-tools python3 "$ORCM_REPO/tools/bench/run_tests.py"
 step crc-check "$ORCM_REPO/tools/crc-check.sh"
 vms=(ours)
 [ "${ORCM_CHECK_STOCK:-1}" = 1 ] && vms+=(stock)
