@@ -175,7 +175,9 @@ static void sc_resolve_case(int i)
 				RDMA_CM_EVENT_ADDR_ERROR) ==
 		    RDMA_CM_EVENT_ADDR_RESOLVED) {
 		pt_call(&a, "resolve_route", rdma_resolve_route(a.id, 1000));
-		pt_wait(&a, RDMA_CM_EVENT_ROUTE_RESOLVED);
+		/* Either answer is what the scenario is about. */
+		pt_wait_any(&a, RDMA_CM_EVENT_ROUTE_RESOLVED,
+			    RDMA_CM_EVENT_ROUTE_ERROR);
 	} else if (!ret) {
 		pt_call(&a, "after", 0);
 	}
