@@ -12,7 +12,7 @@
 # loaded in place of ours and both run again; then ours come back. Every
 # difference fails, unless its scenario stands in tests/parity/deviations
 # with the reason. On the stock VM they run once (a baseline: no timeouts).
-# orcm-timeout: 600
+# orcm-timeout: 900
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
 # shellcheck source=tests/e2e/cmprobe.bash
