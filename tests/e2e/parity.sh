@@ -396,7 +396,8 @@ for f in /tmp/par-s/*; do
 done
 [ "$(find /tmp/par-o -type f | wc -l)" -eq "$n" ] || fail "the stacks ran different scenario sets"
 [ "$n" -ge 150 ] || fail "only $n scenarios ran (150 or more expected)"
-# Every entry names a scenario of this run, or a KUnit case
+# Every entry names a scenario of this run, or a KUnit case (a here-string,
+# not <(...): the test VM has no /dev/fd)
 # ("kunit:MODULE:CASE": the case's name in tests/kunit/MODULE.c, where the
 # expectation that differs from in-tree is written).
 while IFS= read -r sc; do
@@ -411,7 +412,7 @@ while IFS= read -r sc; do
 			{ bad=$((bad + 1)); say "STALE DEVIATION: no scenario '$sc' ran; delete its entry"; }
 		;;
 	esac
-done < <(grep -v '^#' "$DEV" | grep ' | ' | sed 's/ | .*//')
+done <<<"$(grep -v '^#' "$DEV" | grep ' | ' | sed 's/ | .*//')"
 [ "$ABOUT_BAD" -eq 0 ] || fail "$ABOUT_BAD scenario(s) do not show what they are about (see FAIL above)"
 [ "$bad" -eq 0 ] || fail "$bad of $n scenarios (or deviation entries) differ from the in-tree CM beyond what tests/parity/deviations documents"
 say "ok: $n scenarios, identical to the in-tree CM but $dev documented deviation(s), each exactly as documented"
