@@ -178,8 +178,10 @@ static int parse_req(struct cm_req_msg *m, struct cm_req_info *r)
 		return -EPROTONOSUPPORT;
 	if (r->path_mtu < IB_MTU_256 || r->path_mtu > IB_MTU_4096)
 		return -EINVAL;
-	if (!r->local_comm_id)
-		return -EINVAL;
+	/*
+	 * A comm id of 0 is an id like any other (an index XOR a random
+	 * value, here and in-tree): taken, as in-tree takes it.
+	 */
 	return 0;
 }
 
@@ -227,9 +229,7 @@ static int parse_rep(struct cm_rep_msg *m, struct cm_rep_info *r)
 	r->local_ca_guid = cpu_to_be64(IBA_GET(CM_REP_LOCAL_CA_GUID, m));
 	GET_PD(CM_REP_PRIVATE_DATA, m, r->private_data,
 	       sizeof(r->private_data));
-	if (!r->local_comm_id || !r->remote_comm_id)
-		return -EINVAL;
-	return 0;
+	return 0;	/* comm id 0 taken: see parse_req() */
 }
 
 static void build_mra(struct cm_mra_msg *m, const struct cm_mra_info *r)
@@ -349,9 +349,7 @@ static int parse_disc(struct ib_mad_hdr *hdr, __be16 attr,
 		GET_PD(CM_DREP_PRIVATE_DATA, m, r->private_data,
 		       IB_CM_DREP_PRIVATE_DATA_SIZE);
 	}
-	if (!r->local_comm_id || !r->remote_comm_id)
-		return -EINVAL;
-	return 0;
+	return 0;	/* comm id 0 taken: see parse_req() */
 }
 
 static void build_lap(struct cm_lap_msg *m, const struct cm_lap_info *r)

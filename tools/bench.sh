@@ -21,13 +21,15 @@
 #   ORCM_BENCH_SWEEP_COUNT [300]  ORCM_BENCH_THREADS [4]  ORCM_BENCH_CONC [64]
 #   ORCM_BENCH_COUNTS ["1000 10000"]  ORCM_BENCH_IDS [1000]  ORCM_BENCH_LISTENERS [50]
 #   ORCM_BENCH_CMTIME_CONNS [50]  ORCM_BENCH_CMTIME_RUNS [2]  ORCM_BENCH_RXE [1]
-#   ORCM_BENCH_MEM_ROUNDS [1]  (rounds that also run the memory workloads and
-#                               the throughput runs after the first count)
+#   ORCM_BENCH_MEM_ROUNDS [2]  (rounds that also run the memory workloads and
+#                               the throughput runs after the first count; 2,
+#                               so that each stack runs first in one of them:
+#                               stock first in odd rounds, ours in even ones)
 #   ORCM_BENCH_MEM [3G]  (guest memory: 10,000 siw connections need ~1.2 GiB here)
 #   The host's vm.max_map_count (65530 by default) caps the held siw
 #   connections at about 6,000: UML maps each vmalloc page separately. To run
 #   the full 10,000: sysctl -w vm.max_map_count=262144 (on the host).
-#   ORCM_BENCH_TIMEOUT [1700]  (seconds for the whole VM run)
+#   ORCM_BENCH_TIMEOUT [2100]  (seconds for the whole VM run)
 #   The CM alone, over tests/bench/null_rnic.ko (an iWARP RNIC that connects
 #   at once): ORCM_BENCH_NULL [1]  ORCM_BENCH_NULL_COUNT [2000]
 #   ORCM_BENCH_NULL_SWEEP ["1 16 64 256"]  ORCM_BENCH_NULL_CONC [16]
@@ -87,7 +89,7 @@ if [ "$quick" = 1 ]; then
 	: "${ORCM_BENCH_DP_BIG:=2000}" "${ORCM_BENCH_DP_SMALL:=51200}"
 fi
 MEM=${ORCM_BENCH_MEM:-3G}
-VM_TIMEOUT=${ORCM_BENCH_TIMEOUT:-1700}
+VM_TIMEOUT=${ORCM_BENCH_TIMEOUT:-2100}
 # The host's sampler: perf (Debian: linux-perf), allowed to sample our own
 # processes. It sees the host kernel's share of UML's time (its system
 # calls) only where kernel.perf_event_paranoid <= 1 (see the README).

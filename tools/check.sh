@@ -25,21 +25,27 @@
 #   6. interop: two VMs joined by a link, the stock stack in one and ours in
 #      the other (tools/vm/interop.sh, tests/interop): RoCE over rxe both
 #      ways. ORCM_CHECK_INTEROP=0 skips it.
-# Every step prints its tests and "N passed, N failed"; the last line of this
-# script sums them. Exit status 1 when anything failed.
+# Every step prints its tests and "N passed, N failed" (a VM step also "N
+# skipped" just before it); the last line of this script sums them, the line
+# before it sums the skips, and the recap names every failure and skip. A skip
+# is neither a pass nor a failure. Exit status 1 when anything failed.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$ORCM_REPO/build/logs"
 START=$(date +%s)
-total_pass=0 total_fail=0
+total_pass=0 total_fail=0 total_skip=0
 recap=()
+# No summary of an earlier run may stand for this one (.ci/run repeats it).
+rm -f "$ORCM_REPO/build/logs/check.summary"
 
 # account NAME OUT RC T0: add the summary of a finished step (its output in
 # OUT, exit status RC, started at T0) to the total.
 account() {
-	local name=$1 out=$2 rc=$3 t0=$4 p f
+	local name=$1 out=$2 rc=$3 t0=$4 p f s
+	s=$(sed -n 's/^\([0-9][0-9]*\) skipped$/\1/p' "$out" | tail -n 1)
+	total_skip=$((total_skip + ${s:-0}))
 	if read -r p f < <(parse_summary "$out") && [ -n "$p" ]; then
 		total_pass=$((total_pass + p))
 		total_fail=$((total_fail + f))
@@ -51,8 +57,8 @@ account() {
 		total_fail=$((total_fail + 1))
 		recap+=("FAIL $name: ended (exit status $rc) without a summary")
 	fi
-	while IFS= read -r l; do recap+=("$l ($name)"); done < <(grep '^FAIL ' "$out" || true)
-	echo "==== $name: $(tail -n 1 "$out") in $(($(date +%s) - t0)) s"
+	while IFS= read -r l; do recap+=("$l ($name)"); done < <(grep -E '^(FAIL|SKIP) ' "$out" || true)
+	echo "==== $name: $(tail -n 1 "$out")${s:+, $s skipped} in $(($(date +%s) - t0)) s"
 }
 
 # step NAME CMD...: run one step, keep its output, add its summary to the total.
@@ -108,7 +114,7 @@ uml_ok=1
 echo "==== uml-kernel: $([ $uml_ok = 1 ] && echo ready || echo FAILED) after $(($(date +%s) - t0)) s"
 
 step mpa-peer make -s -C "$ORCM_REPO" mpa-peer-check
-step bench-tools python3 "$ORCM_REPO/tools/bench/test_profile.py"
+step bench-tools python3 "$ORCM_REPO/tools/bench/run_tests.py"
 step crc-check "$ORCM_REPO/tools/crc-check.sh"
 # After crc-check (our Debian build is warm) and before the VMs (which need
 # the UML build of our modules that it makes anyway).
@@ -153,5 +159,6 @@ fi
 
 echo "==== summary ($(($(date +%s) - START)) s; logs in $ORCM_REPO/build/logs/)"
 for l in "${recap[@]}"; do echo "$l"; done
+echo "$total_skip skipped"
 echo "$total_pass passed, $total_fail failed" | tee "$ORCM_REPO/build/logs/check.summary"
 [ "$total_fail" -eq 0 ]

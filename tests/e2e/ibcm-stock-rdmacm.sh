@@ -25,6 +25,8 @@
 . "$(dirname "$0")/cmprobe.bash"
 
 MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
+# shellcheck source=tools/vm/stack.bash
+. "$ORCM_REPO/tools/vm/stack.bash"
 intree() { modinfo -b "$ORCM_MODROOT" -k "$ORCM_KREL" -n "$1"; }
 OUR_IBCM=$ORCM_OURS_DIR/ib_cm/ib_cm.ko
 ADDR_R=198.18.3.1
@@ -55,7 +57,10 @@ restore() {
 		[ -d /sys/module/ib_cm ] && { rmmod ib_cm || rc=1; }
 		{ "${MP[@]}" ib_cm && "${MP[@]}" rdma_cm && "${MP[@]}" rdma_ucm; } || rc=1
 	fi
-	[ "$rc" -eq 0 ] || say "WARNING: the $ORCM_STACK stack did not come back cleanly"
+	# The VM's stack, every module of it, or the tests after this one
+	# would test another stack than they say.
+	stack_show rdma_cm="$ORCM_STACK" iw_cm="$ORCM_STACK" ib_cm="$ORCM_STACK" || rc=1
+	[ "$rc" -eq 0 ] || say "FAIL: the $ORCM_STACK stack did not come back cleanly"
 	return $rc
 }
 finish() {
@@ -94,12 +99,9 @@ load_cm() {
 	fi
 	insmod "$(intree rdma_cm)" || fail "the in-tree rdma_cm does not load on the $1 ib_cm (CRCs?)"
 	insmod "$(intree rdma_ucm)" || fail "the in-tree rdma_ucm does not load"
-	if [ "$1" = ours ]; then
-		ours_loaded ib_cm || fail "the loaded ib_cm is not ours"
-	else
-		ours_loaded ib_cm && fail "the loaded ib_cm is ours, want the in-tree one"
-	fi
-	ours_loaded rdma_cm && fail "the loaded rdma_cm is ours, want the in-tree one"
+	# Every CM module: this ib_cm, the in-tree rdma_cm, the VM's iw_cm.
+	stack_show ib_cm="$1" rdma_cm=stock iw_cm="$ORCM_STACK" ||
+		fail "the CM modules are not the $1 ib_cm under the in-tree rdma_cm"
 	say "stack: $1 ib_cm $(cat /sys/module/ib_cm/version 2>/dev/null || echo '(in-tree)')," \
 		"in-tree rdma_cm and rdma_ucm, iw_cm $(cat /sys/module/iw_cm/version 2>/dev/null || echo in-tree)"
 }

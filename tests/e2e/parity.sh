@@ -12,7 +12,7 @@
 # loaded in place of ours and both run again; then ours come back. Every
 # difference fails, unless its scenario stands in tests/parity/deviations
 # with the reason. On the stock VM they run once (a baseline: no timeouts).
-# orcm-timeout: 600
+# orcm-timeout: 900
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
 # shellcheck source=tests/e2e/cmprobe.bash
@@ -24,6 +24,14 @@ MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
 DEV=$ORCM_REPO/tests/parity/deviations
 A=198.18.1.1 B=198.18.1.2 B6=2001:2:0:1::2
 RANGE=$(sysctl -n net.ipv4.ip_local_port_range)
+# shellcheck source=tools/vm/stack.bash
+. "$ORCM_REPO/tools/vm/stack.bash"
+# stack_is WHO WHEN: rdma_cm, iw_cm and ib_cm are all WHO's, or fail.
+stack_is() {
+	say "stack $2:"
+	stack_show rdma_cm="$1" iw_cm="$1" ib_cm="$1" ||
+		fail "the CM modules are not all the $1 ones $2"
+}
 
 # siw on one veth end in the initial namespace (kernel ULPs' namespace);
 # every parity address on it, so a connection is local, as in ULP setups.
@@ -56,7 +64,24 @@ parity_net_down() {
 	rdma link delete rP 2>/dev/null || true
 	ip link delete pR 2>/dev/null || true
 }
-trap 'parity_net_down; cleanup' EXIT
+# swap_back: our stack in place of the in-tree one (also when this script
+# fails while the in-tree one is loaded: the next tests run on ours).
+SWAPPED=0 had_softrnic=0
+swap_back() {
+	[ "$SWAPPED" = 1 ] || return 0
+	SWAPPED=0
+	local m
+	for m in cm_parity rdma_ucm rdma_cm ib_cm iw_cm; do
+		[ ! -d "/sys/module/$m" ] || rmmod "$m" || fail "cannot unload the in-tree $m"
+	done
+	{ insmod "$ORCM_OURS_DIR/iw_cm/iw_cm.ko" && insmod "$ORCM_OURS_DIR/ib_cm/ib_cm.ko" &&
+		insmod "$ORCM_OURS_DIR/rdma_cm/rdma_cm.ko" &&
+		insmod "$(modinfo -b "$ORCM_MODROOT" -k "$ORCM_KREL" -n rdma_ucm)"; } ||
+		fail "cannot reload our stack"
+	[ "$had_softrnic" = 0 ] || insmod "$ORCM_OURS_DIR/drivers/softrnic/softrnic.ko" ||
+		fail "cannot reload softrnic"
+}
+trap 'rc=$?; parity_net_down; (swap_back) || rc=1; cleanup; exit $rc' EXIT
 
 # ---- librdmacm scenarios (cmprobe over rdma_ucm) ----
 
@@ -152,10 +177,11 @@ u_configfs() {
 	u_try sh -c "echo 0 >$p/default_roce_tos"
 	u_try rmdir $c/sP
 }
-# The fields `rdma stat` shows for the device (counts vary: not compared).
+# The fields `rdma stat` shows for a device (counts vary: not compared):
+# rxe's (siw has no counters: "error: Invalid argument" on both stacks).
 u_rdma_stat() {
-	rdma stat show link sP/1 2>&1 | sed -E 's/ [0-9]+/ N/g'
-	rdma stat qp show link sP/1 2>&1
+	rdma stat show link rP/1 2>&1 | sed -E 's/ [0-9]+/ N/g'
+	rdma stat qp show link rP/1 2>&1
 }
 # Device removal under a listener and a connection (both see DEVICE_REMOVAL
 # and exit); the device comes back for the scenarios after this one.
@@ -217,73 +243,124 @@ run_scenarios() {
 	sysctl -qw net.ipv4.ip_local_port_range="$RANGE"
 	cat /sys/kernel/debug/cm_parity/trace >>"$out"
 	rmmod cm_parity || fail "rmmod cm_parity"
-	# A scenario that fails (a fail() inside) shows so in the trace.
+	# A scenario that fails (a fail() inside, or a step that returned
+	# non-zero) shows so in the trace ("## FAIL: ..."), which
+	# check_about() refuses on every stack.
 	for f in "${UCMA[@]}"; do
 		echo "scenario ucma-${f#u_}"
 		# Ephemeral ports (5 digits; ours are 74xx) vary from run to run.
-		{ "$f" 2>&1 || echo "status $?"; } |
-			sed -E 's/^/  /; s/port [1-9][0-9]{4}/port EPH/g' || true
+		# (a subshell: fail() ends it, not the script).
+		{ ("$f") 2>&1 || echo "## FAIL: $f ended with status $?"; } |
+			sed -E 's/^/  /; s/port [1-9][0-9]{4}/port EPH/g'
 	done >>"$out"
 	say "trace ($2): $(grep -c '^scenario' "$out") scenarios"
 	# Our id count only exists while our rdma_cm is loaded.
 	ORCM_STACK=$3 wait_for 10 "no CM id left after the scenarios" cm_ids_empty
 }
 
+# sc_trace TRACE SCENARIO: that scenario's lines of TRACE.
+sc_trace() { awk -v s="scenario $2" '$0 == s { f = 1; next } /^scenario / { f = 0 } f' "$1"; }
+
+# What each scenario is about must show in a trace, on the in-tree stack
+# above all: a step that timed out, a failed set-up step of a kernel
+# scenario (pt_core.c logs "## FAIL: ...") or a librdmacm scenario whose
+# function failed would otherwise compare equal when both stacks fail alike.
+# Besides, the librdmacm scenarios (and a few kernel ones) name the line
+# that proves they did their job.
+WANT=('ucma-configfs:mkdir /sys/kernel/config/rdma_cm/sP -> 0'
+	'ucma-rdma_stat:link rP/1'
+	'ucma-accept_pd:client: event ESTABLISHED status 0 pdata 40'
+	'ucma-accept_pd:server: exit 0'
+	'ucma-reject_pd:client: event REJECTED'
+	'ucma-no_listener:client: result'
+	'ucma-bind_conflict:second: error '
+	'ucma-bind_conflict:second: exit 1'
+	'ucma-ipv6:server: exit 0' 'ucma-ipv6:client: exit 0'
+	'ucma-res_listen:state LISTEN'
+	'ucma-res_connected:link sP/1'
+	'ucma-removal:client: event DEVICE_REMOVAL'
+	'ucma-netns:inside: exit 0'
+	'connect-active-disconnects:client: event disconnected status=0'
+	'pd-connect-196:listener: event connect request status=0 pd=196:'
+	'roce-pd-connect-56:listener: event connect request status=0'
+	'reject-with-pd:client: event rejected')
+# check_about TRACE LABEL: say what is missing; the number of problems
+# adds to ABOUT_BAD (the script fails on it at the end, after the
+# comparison, so that one run shows everything).
+ABOUT_BAD=0
+check_about() {
+	local tr=$1 label=$2 bad w
+	# (A timeout that is in-tree's documented side of a deviation, its
+	# line exactly, is what in-tree does, not a failed scenario.)
+	bad=$(awk -v dev="$DEV" -v intree="$([ "$label" = ours ] || echo 1)" '
+		BEGIN {
+			while ((getline l < dev) > 0) { split(l, c, " [|] "); doc[c[1]] = c[2] } }
+		/^scenario / { sc = $2; next }
+		/timed out waiting for|## FAIL/ {
+			t = $0; sub(/^ +/, "", t)
+			if (intree && (sc in doc) && index(doc[sc], t)) next
+			print sc ": " $0 }' "$tr")
+	if [ -n "$bad" ]; then
+		say "FAIL: scenarios failed on the $label stack:"
+		printf '%s\n' "$bad" | sed 's/^/    /'
+		ABOUT_BAD=$((ABOUT_BAD + $(printf '%s\n' "$bad" | wc -l)))
+	fi
+	for w in "${WANT[@]}"; do
+		sc_trace "$tr" "${w%%:*}" >/tmp/par-sc.txt
+		grep -qF -- "${w#*:}" /tmp/par-sc.txt && continue
+		say "FAIL: scenario ${w%%:*} lacks '${w#*:}' on the $label stack:"
+		sed 's/^/    /' /tmp/par-sc.txt
+		ABOUT_BAD=$((ABOUT_BAD + 1))
+	done
+}
+
 parity_net
+stack_is "$ORCM_STACK" "before the scenarios"
 if [ "${ORCM_STACK:-}" != ours ]; then
 	run_scenarios /tmp/parity-stock.txt stock stock
 	sed 's/^/    /' /tmp/parity-stock.txt
-	! grep -q 'timed out' /tmp/parity-stock.txt || fail "a scenario timed out on the stock stack"
-	say "ok: $(grep -c '^scenario' /tmp/parity-stock.txt) scenarios on the stock stack"
+	check_about /tmp/parity-stock.txt stock
+	[ "$ABOUT_BAD" -eq 0 ] || fail "$ABOUT_BAD scenario(s) do not show what they are about on the stock stack"
+	say "ok: $(grep -c '^scenario' /tmp/parity-stock.txt) scenarios on the stock stack, each showing what it is about"
 	exit 0
 fi
 
 run_scenarios /tmp/parity-ours.txt ours ours
-# The librdmacm part, for the log; and the scenarios must have done what
-# they are about (equal failures on both stacks would compare equal).
+# The librdmacm part, for the log.
 sed -n '/^scenario ucma-/,$p' /tmp/parity-ours.txt | sed 's/^/    /'
-for want in 'ucma-accept_pd:client: event ESTABLISHED status 0 pdata 40' \
-	'ucma-reject_pd:client: event REJECTED' \
-	'ucma-ipv6:server: exit 0' 'ucma-res_connected:link sP/1' \
-	'ucma-removal:client: event DEVICE_REMOVAL' 'ucma-netns:inside: exit 0' \
-	'connect-active-disconnects:client: event disconnected status=0' \
-	'pd-connect-196:listener: event connect request status=0 pd=196:'; do
-	awk -v s="scenario ${want%%:*}" '$0 == s { f = 1; next } /^scenario / { f = 0 } f' \
-		/tmp/parity-ours.txt >/tmp/par-sc.txt
-	grep -qF -- "${want#*:}" /tmp/par-sc.txt ||
-		{ cat /tmp/par-sc.txt; fail "scenario ${want%%:*} lacks '${want#*:}'"; }
-done
+check_about /tmp/parity-ours.txt ours
 # Swap: ours out, the in-tree CMs in (the kernel's own module requests for
 # them stay refused; this loads them by hand). ib_cm too: the RoCE
 # scenarios compare the in-tree rdma_cm over the in-tree ib_cm.
 # softrnic (ours) needs our iw_cm: it goes out and comes back with it.
-had_softrnic=0
 [ -d /sys/module/softrnic ] && had_softrnic=1
 [ $had_softrnic = 0 ] || rmmod softrnic || fail "cannot unload softrnic"
 rmmod rdma_ucm rdma_cm iw_cm ib_cm || fail "cannot unload our stack"
+SWAPPED=1
 { "${MP[@]}" rdma_cm && "${MP[@]}" rdma_ucm; } || fail "cannot load the in-tree rdma_cm"
+# Every CM module of the in-tree stack, or the comparison compares nothing.
+stack_is stock "after the swap to the in-tree stack"
 run_scenarios /tmp/parity-stock.txt in-tree stock
-rmmod rdma_ucm rdma_cm ib_cm iw_cm || fail "cannot unload the in-tree stack"
-# Our rdma_cm needs an ib_cm: ours once ib_cm/ has sources, else the
-# in-tree one, as tools/vm/init.sh loads them.
-load_ib_cm() {
-	if [ -f "$ORCM_OURS_DIR/ib_cm/ib_cm.ko" ]; then
-		insmod "$ORCM_OURS_DIR/ib_cm/ib_cm.ko"
-	else
-		"${MP[@]}" ib_cm
-	fi
-}
-{ insmod "$ORCM_OURS_DIR/iw_cm/iw_cm.ko" && load_ib_cm &&
-	insmod "$ORCM_OURS_DIR/rdma_cm/rdma_cm.ko" &&
-	insmod "$(modinfo -b "$ORCM_MODROOT" -k "$ORCM_KREL" -n rdma_ucm)"; } ||
-	fail "cannot reload our stack"
-[ $had_softrnic = 0 ] || insmod "$ORCM_OURS_DIR/drivers/softrnic/softrnic.ko" ||
-	fail "cannot reload softrnic"
-[ "$(cat /sys/module/rdma_cm/srcversion)" = "$(modinfo -F srcversion "$ORCM_OURS_DIR/rdma_cm/rdma_cm.ko")" ] ||
-	fail "rdma_cm is not ours after the swap"
+swap_back
+stack_is ours "after the swap back to ours"
+check_about /tmp/parity-stock.txt in-tree
 
-# Compare scenario by scenario.
+# Compare scenario by scenario. A documented deviation is the exact set of
+# lines only in-tree's trace has and the lines only ours has (tests/parity/
+# deviations: "scenario | in-tree: L1 ;; L2 | ours: L1 ;; L2 | why", leading
+# blanks dropped, "(none)" for no line); any other difference fails, and so
+# does an entry that names no scenario or whose difference is gone.
 split_sc() { awk -v d="$2" '/^scenario / { f = d "/" $2 } f { print > f }' "$1"; }
+# side FILE_A FILE_B SIGN: the lines of the diff with SIGN, joined by " ;; ".
+side() {
+	{ diff --old-line-format='-%L' --new-line-format='+%L' --unchanged-line-format='' "$1" "$2" || true; } |
+		sed -n "s/^$3 *//p" | awk 'BEGIN { ORS = "" } { print (NR > 1 ? " ;; " : "") $0 }
+			END { if (NR == 0) print "(none)" }'
+}
+# dev_col SCENARIO N: column N of the scenario's entry, its label dropped.
+dev_col() {
+	awk -F ' [|] ' -v s="$1" -v n="$2" '$1 == s { sub(/^(in-tree|ours): /, "", $n); print $n; exit }' "$DEV"
+}
 rm -rf /tmp/par-o /tmp/par-s
 mkdir -p /tmp/par-o /tmp/par-s
 split_sc /tmp/parity-ours.txt /tmp/par-o
@@ -293,11 +370,24 @@ for f in /tmp/par-s/*; do
 	sc=$(basename "$f")
 	n=$((n + 1))
 	if diff -u "$f" "/tmp/par-o/$sc" >/tmp/par.diff 2>&1; then
+		if grep -q "^$sc |" "$DEV"; then
+			bad=$((bad + 1))
+			say "STALE DEVIATION: $sc is identical on both stacks; delete its entry"
+		fi
 		continue
 	fi
 	if grep -q "^$sc |" "$DEV"; then
-		dev=$((dev + 1))
-		say "deviation (documented) in $sc:"
+		have_it=$(side "$f" "/tmp/par-o/$sc" -)
+		have_ours=$(side "$f" "/tmp/par-o/$sc" +)
+		if [ "$have_it" = "$(dev_col "$sc" 2)" ] && [ "$have_ours" = "$(dev_col "$sc" 3)" ]; then
+			dev=$((dev + 1))
+			say "deviation (documented) in $sc:"
+		else
+			bad=$((bad + 1))
+			say "DIFFERENCE in $sc beyond its documented deviation (- in-tree, + ours):"
+			say "  documented: in-tree: $(dev_col "$sc" 2) | ours: $(dev_col "$sc" 3)"
+			say "  seen:       in-tree: $have_it | ours: $have_ours"
+		fi
 	else
 		bad=$((bad + 1))
 		say "DIFFERENCE in $sc (- in-tree, + ours):"
@@ -306,5 +396,23 @@ for f in /tmp/par-s/*; do
 done
 [ "$(find /tmp/par-o -type f | wc -l)" -eq "$n" ] || fail "the stacks ran different scenario sets"
 [ "$n" -ge 150 ] || fail "only $n scenarios ran (150 or more expected)"
-[ "$bad" -eq 0 ] || fail "$bad of $n scenarios differ from the in-tree CM"
-say "ok: $n scenarios, identical to the in-tree CM but $dev documented deviation(s)"
+# Every entry names a scenario of this run, or a KUnit case (a here-string,
+# not <(...): the test VM has no /dev/fd)
+# ("kunit:MODULE:CASE": the case's name in tests/kunit/MODULE.c, where the
+# expectation that differs from in-tree is written).
+while IFS= read -r sc; do
+	case "$sc" in
+	kunit:*:*)
+		m=${sc#kunit:} c=${m#*:} m=${m%%:*}
+		grep -qF -e "\"$c\"" -e "KUNIT_CASE($c)" "$ORCM_REPO/tests/kunit/$m.c" 2>/dev/null ||
+			{ bad=$((bad + 1)); say "STALE DEVIATION: no KUnit case '$c' in tests/kunit/$m.c"; }
+		;;
+	*)
+		[ -f "/tmp/par-s/$sc" ] ||
+			{ bad=$((bad + 1)); say "STALE DEVIATION: no scenario '$sc' ran; delete its entry"; }
+		;;
+	esac
+done <<<"$(grep -v '^#' "$DEV" | grep ' | ' | sed 's/ | .*//')"
+[ "$ABOUT_BAD" -eq 0 ] || fail "$ABOUT_BAD scenario(s) do not show what they are about (see FAIL above)"
+[ "$bad" -eq 0 ] || fail "$bad of $n scenarios (or deviation entries) differ from the in-tree CM beyond what tests/parity/deviations documents"
+say "ok: $n scenarios, identical to the in-tree CM but $dev documented deviation(s), each exactly as documented"

@@ -80,7 +80,12 @@ mckey_case ipv4 239.1.2.3 "$RADDR_A" "$RADDR_B"
 [ $(($(rx_packets vRB) - before)) -ge $COUNT ] || say "WARN: the IPv4 group's traffic did not cross the veth"
 # The in-tree CM refuses IPv6 groups on RoCE v2 with ENOTSUPP (524, an errno
 # userspace has no name for), and for IPv4 only joins IGMP; ours joins IPv6
-# groups too, with MLD (tests/parity/deviations).
+# groups too, with MLD: RoCE v2 carries IPv6 groups as naturally as IPv4 ones
+# (the group address is the MGID), and switches deliver a group's traffic to
+# the members they learnt by IGMP/MLD, so an IPv6 group needs MLD (in-tree, a
+# full member of an IPv6 MGID would join the IPv4 group of its last 4 bytes).
+# The kernel API's side of it is cm_parity's roce-mc-ipv6, a documented
+# deviation in tests/parity/deviations.
 if [ "$ORCM_STACK" = ours ]; then
 	mckey_case ipv6 ff0e::1:2 "$RADDR6_A" "$RADDR6_B"
 else

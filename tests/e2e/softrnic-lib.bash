@@ -29,7 +29,7 @@ sr_stock_check() {
 	fi
 	ip link delete vS
 	say "ok: the stock stack has no softrnic ($(cat /tmp/sr-stock.err))"
-	exit 0
+	skip "softrnic is part of our stack only: nothing else to test on the stock stack"
 }
 
 sr_cleanup() {
@@ -56,16 +56,13 @@ sr_setup_pair() { setup_pair "$1" "$2"; }
 # the connection tests are skipped, visibly.
 sr_need_datapath() {
 	if dmesg | grep -q 'softrnic: built without the wire engine'; then
-		echo "## SKIP: softrnic was built without its wire engine (branch sr-wire not merged)"
-		exit 0
+		skip "softrnic was built without its wire engine (branch sr-wire not merged)"
 	fi
 	if ! grep -qw 'orcm_iw_host_register' /proc/kallsyms; then
-		echo "## SKIP: our iw_cm has no host-stack CM (branch iwhost not merged)"
-		exit 0
+		skip "our iw_cm has no host-stack CM (branch iwhost not merged)"
 	fi
 	if grep -qE '\borcm_iw_host_register\b.*\[softrnic\]' /proc/kallsyms; then
-		echo "## SKIP: softrnic was built with its iw_cm placeholder (branch iwhost not merged)"
-		exit 0
+		skip "softrnic was built with its iw_cm placeholder (branch iwhost not merged)"
 	fi
 }
 

@@ -7,8 +7,8 @@
 # remote invalidation and kernel QPs run over our RNIC and our host-stack
 # iw_cm. softrnic is part of our stack only.
 if [ "${ORCM_STACK:-}" = stock ]; then
-	echo "## SKIP on the stock stack: softrnic needs our iw_cm"
-	exit 0
+	echo "## SKIP: on the stock stack, softrnic needs our iw_cm"
+	exit 77 # a skip (tests/e2e/lib.bash: skip)
 fi
 export ULP_RNIC=softrnic
 exec bash "$(dirname "$0")/ulp-nvme.sh"

@@ -388,9 +388,10 @@ static const struct bad_case bad_cases[] = {
 	{ "unknown-attr", case_rtu, spoil_attr, 256, -ENOMSG },
 	{ "req-rd-transport", case_req, spoil_req_rd, 256, -EPROTONOSUPPORT },
 	{ "req-ext-not-xrc", case_req, spoil_req_ext, 256, -EPROTONOSUPPORT },
+	/* In-tree takes these: tests/parity/deviations, kunit:ib_cm_kunit:req-mtu. */
 	{ "req-mtu-0", case_req, spoil_req_mtu0, 256, -EINVAL },
 	{ "req-mtu-7", case_req, spoil_req_mtu7, 256, -EINVAL },
-	{ "req-comm-id-0", case_req, spoil_req_comm0, 256, -EINVAL },
+	{ "req-comm-id-0", case_req, spoil_req_comm0, 256, 0 },	/* taken, as in-tree */
 	{ "rej-ari-73", case_rej, spoil_rej_ari, 256, -EINVAL },
 	{ "rej-msg-3", case_rej, spoil_rej_msg, 256, -EINVAL },
 	{ "rej-reason-0", case_rej, spoil_rej_reason0, 256, 0 },	/* taken */
@@ -398,8 +399,8 @@ static const struct bad_case bad_cases[] = {
 	{ "sidr-rep-info-73", case_sidr_rep, spoil_sidr_info, 256, -EINVAL },
 	{ "sidr-rep-status-6", case_sidr_rep, spoil_sidr_status, 256, -EINVAL },
 	{ "apr-info-73", case_apr, spoil_apr_info, 256, -EINVAL },
-	{ "rep-comm-id-0", case_rep, spoil_rep_comm0, 256, -EINVAL },
-	{ "dreq-comm-id-0", case_dreq, spoil_dreq_comm0, 256, -EINVAL },
+	{ "rep-comm-id-0", case_rep, spoil_rep_comm0, 256, 0 },	/* taken, as in-tree */
+	{ "dreq-comm-id-0", case_dreq, spoil_dreq_comm0, 256, 0 },	/* taken, as in-tree */
 };
 
 static void bad_desc(const struct bad_case *c, char *desc)

@@ -1167,6 +1167,10 @@ static void iwcm_test_wrong_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->n_modify, 0);
 }
 
+/*
+ * MPA's 512 bytes, checked here for every driver; in-tree leaves it to the
+ * driver (tests/parity/deviations, kunit:iw_cm_kunit:...private_data_limits).
+ */
 static void iwcm_test_private_data_limits(struct kunit *test)
 {
 	static const u8 big[IWCM_MAX_PRIVATE_DATA + 1];

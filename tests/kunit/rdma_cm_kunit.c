@@ -118,6 +118,7 @@ struct cmt_bind_case {
 
 static const struct cmt_bind_case cmt_bind_cases[] = {
 	{ "unspec family", AF_UNSPEC, NULL, -EAFNOSUPPORT },
+	/* In-tree binds it: tests/parity/deviations, bad-family-af-ib. */
 	{ "AF_IB", AF_IB, NULL, -EAFNOSUPPORT },
 	{ "ipv4 any", AF_INET, NULL, 0 },
 	{ "ipv4 not local", AF_INET, "198.18.200.1", -EADDRNOTAVAIL },

@@ -37,7 +37,7 @@
 # tools/bench/report.py turns them into the table, the JSON/CSV and the plot.
 set -uo pipefail
 
-: "${ORCM_BENCH_ROUNDS:=3}"           # rounds; each runs stock, then ours
+: "${ORCM_BENCH_ROUNDS:=3}"           # rounds; stock first in odd ones, ours in even
 : "${ORCM_BENCH_SERIAL:=200}"         # serial connections (latency)
 : "${ORCM_BENCH_SWEEP:=1 4 16 64 256}" # concurrency levels of the sweep
 : "${ORCM_BENCH_SWEEP_COUNT:=300}"    # connections per sweep point
@@ -49,8 +49,9 @@ set -uo pipefail
 : "${ORCM_BENCH_CMTIME_CONNS:=50}"    # connections per cmtime run (siw: <= 71)
 : "${ORCM_BENCH_CMTIME_RUNS:=2}"      # cmtime runs per stack and round
 : "${ORCM_BENCH_RXE:=1}"              # 0: skip rxe
-: "${ORCM_BENCH_MEM_ROUNDS:=1}"       # rounds that also run the memory
+: "${ORCM_BENCH_MEM_ROUNDS:=2}"       # rounds that also run the memory
                                       # workloads and the bigger throughput runs
+                                      # (2: each stack first in one of them)
 : "${ORCM_BENCH_STEP_TIMEOUT:=300}"   # seconds any one command may take
 : "${ORCM_BENCH_SIW:=1}"              # 0: skip the siw and TCP workloads
 : "${ORCM_BENCH_SOFTRNIC:=1}"         # 0: skip softrnic (ours only; runs

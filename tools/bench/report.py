@@ -9,8 +9,12 @@ Writes OUT/results.json (everything, schema "openrdma-cm/bench/v1"),
 OUT/results.csv (the summary, one metric per row), OUT/table.txt (printed
 too), OUT/sweep.dat and, with gnuplot, OUT/plot.png.
 
-Each round runs the same workloads on the stock stack and then on ours; every
-summary value is the median over the rounds (min and max are kept too).
+Each round runs the same workloads on both stacks, stock first in odd rounds
+and ours first in even ones; every summary value is the median over the
+rounds (min and max are kept too, and the round of each value). A ratio
+ours/stock pairs the two stacks' values of the same round, never by position;
+a round that has a value on one stack only is shown as such ("-"), and every
+round's ratio is printed.
 """
 import argparse
 import csv
@@ -76,14 +80,16 @@ def read_raw(path):
 
 
 class Series:
-    """Values of one metric over the rounds."""
+    """Values of one metric over the rounds, each with its round."""
 
     def __init__(self):
         self.values = []
+        self.rounds = []
 
-    def add(self, v):
+    def add(self, v, rnd=None):
         if v is not None:
             self.values.append(v)
+            self.rounds.append(rnd)
 
     def summary(self):
         if not self.values:
@@ -94,6 +100,7 @@ class Series:
             "max": max(self.values),
             "n": len(self.values),
             "values": self.values,
+            "rounds": self.rounds,
         }
 
 
@@ -102,6 +109,10 @@ def ms(ns):
 
 
 def rate(count, start, end):
+    """Per second; a run that made none is 0, not "no value" (a round with
+    no successful connection must not drop out of one stack's figures)."""
+    if count == 0 and isinstance(count, int):
+        return 0.0
     if not count or not start or not end or end <= start:
         return None
     return count / ((end - start) / 1e9)
@@ -152,6 +163,7 @@ def collect(records):
     def put(transport, stack, metric, value, unit):
         if value is None:
             return
+        rnd = r.get("round")
         units[metric] = unit
         stacks = [stack]
         if transport in TCP_TRANSPORTS:
@@ -160,7 +172,7 @@ def collect(records):
             stacks.append("all")
         for st in stacks:
             (metrics.setdefault(transport, {}).setdefault(st, {})
-             .setdefault(metric, Series()).add(value))
+             .setdefault(metric, Series()).add(value, rnd))
 
     for r in records:
         t, s = r.get("transport"), r.get("stack")
@@ -291,13 +303,22 @@ def summarize(metrics):
         for s, ms_ in stacks.items():
             out[t][s] = {m: ser.summary() for m, ser in sorted(ms_.items())}
         if all(s in stacks for s in STACKS):
-            ratio = {}
-            for m in sorted(set(stacks["stock"]) & set(stacks["ours"])):
-                a = out[t]["ours"][m]["median"]
-                b = out[t]["stock"][m]["median"]
-                if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b:
-                    ratio[m] = a / b
+            # ours/stock: the median of the per-round ratios, each round's
+            # two values paired; rounds with a value on one stack only are
+            # listed (by metric) instead of silently left out.
+            ratio, unpaired = {}, {}
+            for m in sorted(set(out[t]["stock"]) | set(out[t]["ours"])):
+                per = pair_rounds(by_round(out[t]["ours"].get(m)), by_round(out[t]["stock"].get(m)))
+                vals = [v for v in per.values() if v is not None]
+                if vals:
+                    ratio[m] = statistics.median(vals)
+                one = [rnd for rnd in per
+                       if (rnd in by_round(out[t]["ours"].get(m)))
+                       != (rnd in by_round(out[t]["stock"].get(m)))]
+                if one:
+                    unpaired[m] = one
             out[t]["ratio_ours_stock"] = ratio
+            out[t]["unpaired_rounds"] = unpaired
     return out
 
 
@@ -339,19 +360,41 @@ def kconfig_flags(path):
     return flags
 
 
+def by_round(v):
+    """{round: value} of a Series summary (None: {})."""
+    if not v:
+        return {}
+    return dict(zip(v.get("rounds") or range(1, len(v["values"]) + 1), v["values"]))
+
+
+def round_key(rnd):
+    return (0, rnd) if isinstance(rnd, (int, float)) else (1, str(rnd))
+
+
+def pair_rounds(a, b):
+    """{round: a/b} over every round either has: None where one has no value
+    (or b is 0). a and b are {round: value}."""
+    out = {}
+    for rnd in sorted(set(a) | set(b), key=round_key):
+        x, y = a.get(rnd), b.get(rnd)
+        out[rnd] = x / y if x is not None and y else None
+    return out
+
+
 def round_ratios(summary, t, m):
-    """ours/stock per round (the values are in round order), for the spread."""
-    a = summary.get(t, {}).get("ours", {}).get(m)
-    b = summary.get(t, {}).get("stock", {}).get(m)
-    if not a or not b:
-        return []
-    return [x / y for x, y in zip(a["values"], b["values"]) if y]
+    """ours/stock of metric @m, round by round: {round: ratio or None}."""
+    return pair_rounds(by_round(summary.get(t, {}).get("ours", {}).get(m)),
+                       by_round(summary.get(t, {}).get("stock", {}).get(m)))
 
 
 def spread(rs, spec="%.2f"):
+    """Every round's ratio, in round order ("-": a round with a value on one
+    side only). @rs: {round: ratio or None}, or a plain list of ratios."""
     if not rs:
         return "-"
-    return (spec + "-" + spec) % (min(rs), max(rs))
+    if not isinstance(rs, dict):
+        rs = dict(enumerate(rs, 1))
+    return " ".join(fmt(rs[k], spec) for k in sorted(rs, key=round_key))
 
 
 NULL_NOTE = ("null RNIC (tests/bench/null_rnic.ko): an iWARP device that connects at once, no TCP\n"
@@ -383,7 +426,7 @@ def null_section(summary, records=()):
     for pref in ("nsweep", "nids", "nlisten"):
         order += sorted((k for k in keys if k.startswith(pref)),
                         key=lambda k, n=len(pref): int(k[n:]))
-    rows = [["workload", "stock us/conn", "ours us/conn", "ours/stock", "spread",
+    rows = [["workload", "stock us/conn", "ours us/conn", "ours/stock", "per round",
              "stock setup p50 us", "ours setup p50 us", "fail (ours)"]]
     for k in order:
         m = k + ".us_per_conn"
@@ -401,7 +444,7 @@ def null_section(summary, records=()):
     sw = [k for k in order if k.startswith("nsweep")]
     if sw:
         k = sw[0]
-        rows = [["phase (p50, %s in flight)" % k[6:], "stock us", "ours us", "ours/stock", "spread"]]
+        rows = [["phase (p50, %s in flight)" % k[6:], "stock us", "ours us", "ours/stock", "per round"]]
         for ph, name in (("addr", "resolve address"), ("route", "resolve route"),
                          ("qp", "create QP"), ("connect", "connect -> ESTABLISHED")):
             m = "%s.%s_p50_ms" % (k, ph)
@@ -479,8 +522,8 @@ def acct_section(summary, keys, label):
         return L
     add("The CM's own CPU time per connection over the null RNIC (lower is better; target <= %.1fx)"
         % TARGET)
-    rows = [["workload", "stock CM us", "ours CM us", "ours/stock", "spread", "probes us s/o",
-             "net s/o", "net ratio", "net spread", "target", "drv+cons us s/o", "wq/conn s/o",
+    rows = [["workload", "stock CM us", "ours CM us", "ours/stock", "per round", "probes us s/o",
+             "net s/o", "net ratio", "net per round", "target", "drv+cons us s/o", "wq/conn s/o",
              "hop us s/o", "alloc/conn s/o", "locks/conn s/o"]]
 
     def pair(k, m, spec):
@@ -516,7 +559,7 @@ def acct_section(summary, keys, label):
     sw = [k for k in keys if k.startswith("nsweep")]
     if sw:
         hdr = ["CM phase (%s in flight)" % sw[0][6:], "stock us", "ours us", "ours/stock",
-               "spread", "net s/o", "net ratio", "net spread"] + [
+               "per round", "net s/o", "net ratio", "net per round"] + [
                    "net @%s" % k[6:] for k in sw[1:]] + ["allocs s/o", "locks s/o"]
         rows = [hdr]
 
@@ -635,12 +678,13 @@ def res_rounds(records, t, s, workload, conc=None):
 
 
 def round_ratio_series(a, b, value):
-    """value(a[round]) / value(b[round]) for every round both have, as a Series summary."""
+    """value(a[round]) / value(b[round]) for every round both have, as a Series
+    summary (with its rounds)."""
     ser = Series()
-    for rnd in sorted(set(a) & set(b), key=str):
+    for rnd in sorted(set(a) & set(b), key=round_key):
         x, y = value(a[rnd]), value(b[rnd])
-        if x and y:
-            ser.add(x / y)
+        if x is not None and y:
+            ser.add(x / y, rnd)
     return ser.summary()
 
 
@@ -717,13 +761,13 @@ def datapath(records):
         case = {"metric": metric, "unit": unit}
         for t, vals in per.items():
             ser = Series()
-            for rnd in sorted(vals):
-                ser.add(vals[rnd])
+            for rnd in sorted(vals, key=round_key):
+                ser.add(vals[rnd], rnd)
             case[t] = ser.summary()
         ratio = Series()
-        for rnd in sorted(set(per["siw"]) & set(per["softrnic"])):
+        for rnd in sorted(set(per["siw"]) & set(per["softrnic"]), key=round_key):
             if per["siw"][rnd]:
-                ratio.add(per["softrnic"][rnd] / per["siw"][rnd])
+                ratio.add(per["softrnic"][rnd] / per["siw"][rnd], rnd)
         case["ratio"] = ratio.summary()
         out["cases"]["%s.%d" % (op, size)] = case
     for r in records:
@@ -748,7 +792,7 @@ def datapath_section(records):
         add("")
         return L
     add(title)
-    rows = [["op, message size", "unit", "siw", "softrnic", "softrnic/siw", "spread", "target"]]
+    rows = [["op, message size", "unit", "siw", "softrnic", "softrnic/siw", "per round", "target"]]
     for op, size, metric, unit in DP_CASES:
         c = dp["cases"]["%s.%d" % (op, size)]
         a = c["siw"]["median"] if c["siw"] else None
@@ -761,7 +805,7 @@ def datapath_section(records):
         rows.append(["%s %s" % ("RDMA WRITE" if op == "write" else "SEND",
                                 "64 KiB" if size == 65536 else "%d B" % size),
                      unit, fmt(a, "%.0f"), fmt(b, "%.0f"),
-                     fmt(r and r["median"], "%.2fx"), spread(r["values"] if r else []), verdict])
+                     fmt(r and r["median"], "%.2fx"), spread(by_round(r)), verdict])
     add(render(rows))
     add("  One connection per run, every WR signaled; 64 KiB: 16 in flight, 64 B: 64 in flight.")
     add("  SEND runs in batches of the depth, each acknowledged by the server once it has")
@@ -795,10 +839,10 @@ def softrnic_section(summary, info, records, errors):
                                 res_rounds(records, t_siw, "ours", "serial"),
                                 lambda r, k=m_sr: r.get(k.split(".", 1)[1].replace("_ms", "_ns")))
         return [label, fmt(a, spec), fmt(b, spec), fmt(b / a if a and b else None, "%.2fx"),
-                spread(rs["values"] if rs else []), ""]
+                spread(by_round(rs)), ""]
 
     rows = [["serial (%s connections, 1 in flight)" % info.get("serial", "?"), "siw ours",
-             "softrnic ours", "softrnic/siw", "spread", "target"]]
+             "softrnic ours", "softrnic/siw", "per round", "target"]]
     rows.append(pair_row("setup p50 ms", "serial.setup_p50_ms", "serial.setup_p50_ms", "%.3f"))
     rows.append(pair_row("setup p99 ms", "serial.setup_p99_ms", "serial.setup_p99_ms", "%.3f"))
     rows.append(pair_row("kernel TCP floor p50 ms (its pair)", "serial.setup_p50_ms",
@@ -808,7 +852,7 @@ def softrnic_section(summary, info, records, errors):
     rows.append(["setup p50 / TCP floor", fmt(fs and fs["median"], "%.2fx"),
                  fmt(fr and fr["median"], "%.2fx"),
                  fmt(fr["median"] / fs["median"] if fs and fr else None, "%.2fx"),
-                 spread(fr["values"] if fr else []),
+                 spread(by_round(fr)),
                  "<= %.1fx: %s" % (SR_FLOOR_TARGET, vd["serial.setup_p50_over_tcp_floor"])])
     rows.append(pair_row("rdma_connect() call p50 ms", "serial.connect_call_p50_ms",
                          "serial.connect_call_p50_ms", "%.3f"))
@@ -827,7 +871,7 @@ def softrnic_section(summary, info, records, errors):
                     if m.startswith("sweep") and m.endswith(".cps")})
     if sweep:
         slept = any(m.endswith(".connect_call_slept_pct") for m in sr)
-        rows = [["in flight", "siw conn/s", "softrnic conn/s", "softrnic/siw", "spread", "target",
+        rows = [["in flight", "siw conn/s", "softrnic conn/s", "softrnic/siw", "per round", "target",
                  "TCP conn/s siw/2nd pair", "connect() call p50 ms siw/sr",
                  "connect() call p99 ms siw/sr"] + (["call slept % siw/sr"] if slept else [])]
         for c in sweep:
@@ -842,7 +886,7 @@ def softrnic_section(summary, info, records, errors):
                 return "%s/%s" % (fmt(med(summary, t1, "ours", m), spec),
                                   fmt(med(summary, t2, "ours", m), spec))
             rows.append([str(c), fmt(a, "%.0f"), fmt(b, "%.0f"), fmt(r and r["median"], "%.2fx"),
-                         spread(r["values"] if r else []), target,
+                         spread(by_round(r)), target,
                          two("tcp", "tcp2", k + ".cps", "%.0f"),
                          two("siw", "softrnic", k + ".connect_call_p50_ms", "%.3f"),
                          two("siw", "softrnic", k + ".connect_call_p99_ms", "%.3f")]
@@ -857,9 +901,10 @@ def softrnic_section(summary, info, records, errors):
         "at %d in flight %s" % (c, vd["sweep%d.cps_over_siw" % c]) for c in SR_CPS_TARGET_AT),
         " (this sweep had no %s in flight: ORCM_BENCH_SWEEP)" % " or ".join(map(str, missing))
         if missing else ""))
-    add("  met: in every round; median met: the median of the per-round ratios only. The issue measured siw")
-    add("  at 2.4x the floor. spread: min-max over the rounds of the per-round ratio (the floor row: softrnic's")
-    add("  multiple). Each floor is the kernel TCP run on the same veth pair in the same (ours) slot.")
+    add("  met: in every round; median met: the median of the per-round ratios only. This run measured siw")
+    add("  at %s the floor (median of the rounds). per round: each round's ratio, in round order (the floor"
+        % fmt(fs and fs["median"], "%.2fx"))
+    add("  row: softrnic's multiple). Each floor is the kernel TCP run on the same veth pair in the same (ours) slot.")
     call = med(summary, "softrnic", "ours", "serial.connect_call_p50_ms")
     hs = med(summary, "tcp2", "ours", "serial.tcp_connect_p50_ms")
     scall = med(summary, "siw", "ours", "serial.connect_call_p50_ms")
@@ -943,6 +988,18 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags, records=()
     if summary.get("tcp2", {}).get("all"):
         rows.append(row("tcp2", "all", "kernel TCP, 2nd pair"))
     add(render(rows))
+    for t in ("siw", "rxe"):
+        if not summary.get(t, {}).get("ratio_ours_stock"):
+            continue
+        cells = []
+        for m, label in [("tput%d.cps" % n, "conn/s %d" % n) for n in counts] + [
+                ("serial.setup_p50_ms", "setup p50"), ("serial.setup_p99_ms", "setup p99"),
+                ("serial.teardown_p50_ms", "teardown p50")]:
+            rr = round_ratios(summary, t, m)
+            if rr:
+                cells.append("%s %s" % (label, spread(rr)))
+        if cells:
+            add("  %s ours/stock per round: %s" % (t, "; ".join(cells)))
     add("  rxe: rxe in 6.12 lives in the initial netns only: one rxe device, client and server on it (loopback).")
     add("  softrnic: our host-stack iWARP RNIC (iw_cm makes its TCP connections), our stack only, serial and")
     add("  sweep runs only, on a veth pair of its own (tcp2: the kernel TCP floor on that pair, ours slots).")
@@ -989,7 +1046,7 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags, records=()
 
     # Memory.
     add("Kernel memory (slab counters before/after, kB; a connection = both ends: 2 ids, 2 QPs, 2 sockets)")
-    rows = [["what", "metric", "stock", "ours", "ours/stock", "ours-stock"]]
+    rows = [["what", "metric", "stock", "ours", "ours/stock", "per round", "ours-stock"]]
     mem_keys = []
     for n in counts:
         mem_keys.append(("mem.conn%d" % n, "per connection (%d held)" % n, "connection"))
@@ -1006,10 +1063,13 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags, records=()
             rt = summary.get("siw", {}).get("ratio_ours_stock", {}).get(m)
             diff = b - a if a is not None and b is not None else None
             rows.append([label, name, fmt(a, "%.1f"), fmt(b, "%.1f"), fmt(rt, "%.2fx"),
-                         fmt(diff, "%+.1f")])
+                         spread(round_ratios(summary, "siw", m)), fmt(diff, "%+.1f")])
             label = ""
     add(render(rows))
     add("  slab_nodebug: slab minus the kmemleak/debugobjects caches; total: MemFree delta (slab, vmalloc, pages)")
+    if info.get("mem_rounds") is not None:
+        add("  from the first %s round(s) (ORCM_BENCH_MEM_ROUNDS; stock first in odd rounds, ours first in even)"
+            % info.get("mem_rounds"))
     add("")
 
     # Sweep.
@@ -1094,12 +1154,17 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags, records=()
              if v and (m.endswith(".fail") or m.endswith("forced")) and v["max"]]
     for t, s, m, v in fails:
         add("  failures: %s %s %s: up to %s in a round" % (t, s, m, v))
+    unpaired = [(t, m, rnds) for t, st in sorted(summary.items())
+                for m, rnds in sorted(st.get("unpaired_rounds", {}).items())]
+    for t, m, rnds in unpaired:
+        add("  unpaired: %s %s: round(s) %s have a value on one stack only (no ratio for them)"
+            % (t, m, ", ".join(str(x) for x in rnds)))
     for r in errors:
         add("  error: " + " ".join("%s=%s" % (k, v) for k, v in r.items() if k != "record"))
     for r in splats:
         add("  splat (%s): %s" % (r.get("where"), str(r.get("text", "")).replace("_", " ")))
     add("  kmemleak: %s unreferenced objects at the end" % (kmemleak if kmemleak is not None else "not scanned"))
-    if not (limits or fails or errors or splats):
+    if not (limits or fails or errors or splats or unpaired):
         add("  none")
     return "\n".join(L) + "\n"
 

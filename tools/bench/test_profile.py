@@ -175,13 +175,18 @@ class Summary(unittest.TextTestResult):
         print(f"FAIL {test.id()} (error)")
 
 
-def main():
-    suite = unittest.defaultTestLoader.loadTestsFromTestCase(ProfileTest)
+def run(*cases):
+    """Run the TestCase classes @cases; print "N passed, N failed" last."""
+    suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromTestCase(c) for c in cases)
     result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2,
                                      resultclass=Summary).run(suite)
     failed = len(result.failures) + len(result.errors)
     print(f"{result.testsRun - failed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def main():
+    return run(ProfileTest)
 
 
 if __name__ == "__main__":

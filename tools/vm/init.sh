@@ -74,13 +74,16 @@ chmod 755 "$ORCM_REPO/tools/vm/modprobe.sh" 2>/dev/null
 echo "$ORCM_REPO/tools/vm/modprobe.sh" >/proc/sys/kernel/modprobe
 
 MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
+# shellcheck source=tools/vm/stack.bash
+. "$ORCM_REPO/tools/vm/stack.bash"
 intree() { modinfo -b "$ORCM_MODROOT" -k "$ORCM_KREL" -n "$1"; }
 
 # ---- kmemleak: forget what boot leaked, so the final report is about us ------
 KMEMLEAK=/sys/kernel/debug/kmemleak
 if [ -w "$KMEMLEAK" ]; then
-	echo scan >"$KMEMLEAK"
-	echo clear >"$KMEMLEAK"
+	# A failure shows at the end (kmemleak off: every write fails).
+	echo scan >"$KMEMLEAK" 2>/dev/null
+	echo clear >"$KMEMLEAK" 2>/dev/null
 fi
 
 # ---- load the stack ----------------------------------------------------------
@@ -113,6 +116,21 @@ load_stock() {
 		fi
 		"${MP[@]}" "$m" || { mark "LOAD-ERROR modprobe $m failed"; return 1; }
 	done
+	check_stack stock
+}
+
+# check_stack WHO: every CM module (rdma_cm, iw_cm, ib_cm) is WHO's; a
+# LOAD-ERROR for each one that is not.
+check_stack() {
+	local l rc=0 out
+	out=$(stack_check rdma_cm="$1" iw_cm="$1" ib_cm="$1") || rc=1
+	while IFS= read -r l; do
+		case "$l" in
+		MISMATCH\ *) mark "LOAD-ERROR ${l#MISMATCH }" ;;
+		*) mark "LOAD-INFO $l" ;;
+		esac
+	done <<<"$out"
+	return $rc
 }
 
 load_ours() {
@@ -128,7 +146,6 @@ load_ours() {
 	for m in iw_cm ib_cm rdma_cm; do
 		f=$ORCM_OURS_DIR/$m/$m.ko
 		if [ ! -f "$f" ]; then
-			[ "$m" = ib_cm ] && continue # not written yet: the core may use the stock one
 			mark "LOAD-ERROR our $m.ko is missing ($f)"
 			return 1
 		fi
@@ -155,12 +172,7 @@ load_ours() {
 	# MODVERSIONS this load checks every CRC it imports from us.
 	f=$(intree rdma_ucm) || { mark "LOAD-ERROR no in-tree rdma_ucm"; return 1; }
 	insmod "$f" || { mark "LOAD-ERROR insmod stock $f failed (symbol CRCs?)"; return 1; }
-	for m in "${OURS_MODS[@]}"; do
-		if [ "$(cat "/sys/module/$m/srcversion")" != "$(modinfo -F srcversion "$ORCM_OURS_DIR/$m/$m.ko")" ]; then
-			mark "LOAD-ERROR loaded $m is not ours"
-			return 1
-		fi
-	done
+	check_stack ours
 }
 
 unload_stack() {
@@ -299,14 +311,18 @@ rc=$?
 [ "$rc" -eq 124 ] && wedged "unloading the stack"
 mark "UNLOAD-END rc=$rc"
 
-if [ -w "$KMEMLEAK" ]; then
-	sleep 6 # kmemleak ignores objects younger than 5 s
-	echo scan >"$KMEMLEAK"
-	echo scan >"$KMEMLEAK"
-	mark "KMEMLEAK-BEGIN"
-	sed 's/^/@@KMEMLEAK /' "$KMEMLEAK"
-	mark "KMEMLEAK-END"
+# kmemleak that is off (kmemleak=off, or it disabled itself after an error)
+# keeps its file, refuses every write and reads empty: that is no scan.
+if [ ! -e "$KMEMLEAK" ]; then
+	mark "KMEMLEAK-UNAVAILABLE no $KMEMLEAK"
 else
-	mark "KMEMLEAK-UNAVAILABLE"
+	sleep 6 # kmemleak ignores objects younger than 5 s
+	if { echo scan >"$KMEMLEAK" && echo scan >"$KMEMLEAK"; } 2>/dev/null; then
+		mark "KMEMLEAK-BEGIN"
+		sed 's/^/@@KMEMLEAK /' "$KMEMLEAK"
+		mark "KMEMLEAK-END"
+	else
+		mark "KMEMLEAK-UNAVAILABLE the scan was refused (kmemleak is off)"
+	fi
 fi
 poweroff_vm

@@ -76,7 +76,7 @@ for e in ends:
 sys.exit(rc)
 PY
 
-npass=0 nfail=0
+npass=0 nfail=0 nskip=0
 for role in a b; do
 	stack=$([ $role = a ] && echo "$stack_a" || echo "$stack_b")
 	res=$ORCM_REPO/build/logs/vm-$stack-interop-$role.results
@@ -89,8 +89,10 @@ for role in a b; do
 		case "$l" in
 		PASS\ *) echo "PASS interop-$role($stack):${l#PASS }"; npass=$((npass + 1)) ;;
 		FAIL\ *) echo "FAIL interop-$role($stack):${l#FAIL }"; nfail=$((nfail + 1)) ;;
+		SKIP\ *) echo "SKIP interop-$role($stack):${l#SKIP }"; nskip=$((nskip + 1)) ;;
 		esac
 	done <"$res"
 done
+echo "$nskip skipped"
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ] && [ "$rc" -eq 0 ]

@@ -4,12 +4,17 @@
 #   awk -v stack=ours -v e2e="a b" -v kunit="x_kunit y_kunit" -v uml_rc=0 \
 #       -v timed_out=0 -v mode=test -f parse-log.awk LOG
 #
-# Prints one line per test, "PASS name" or "FAIL name: reason", then, as the
-# last line, "N passed, N failed". A kernel splat fails the test during which
-# it appeared; a test that never finished (VM died, hung) fails as well; a
-# skipped KUnit case is not a pass.
+# Prints one line per test, "PASS name", "FAIL name: reason" or "SKIP name:
+# reason", then "N skipped" and, as the last line, "N passed, N failed". A
+# kernel splat fails the test during which it appeared; a test that never
+# finished (VM died, hung) fails as well; a skipped KUnit case is not a pass.
+# An e2e script skips by printing "## SKIP: why" and exiting 77 (skip() in
+# tests/e2e/lib.bash): that is a skip, neither a pass nor a failure, on the
+# stock stack (a test of a part only ours has); on our stack every test
+# applies, so a skip there fails, as does exit 77 without a SKIP line.
 
 function pass(name) { print "PASS " name; npass++ }
+function skip(name, why) { print "SKIP " name ": " why; nskip++ }
 function fail(name, why) { print "FAIL " name ": " why; nfail++ }
 function strip_ktap_prefix(s) { sub(/^@@KTAP /, "", s); return s }
 
@@ -34,6 +39,12 @@ line ~ /^\[ *[0-9]+\.[0-9]+\] / && line ~ splat_re {
 	if (!(phase in splat)) splat[phase] = line
 	nsplat++
 	if (nsplat <= 40) splat_lines = splat_lines "\n    " line
+}
+
+# An e2e script's own "## SKIP: why" line (its last one counts).
+phase ~ /^e2e:/ && line ~ /^## SKIP: / {
+	skipwhy[substr(phase, 5)] = substr(line, 10)
+	next
 }
 
 index(line, "@@KTAP ") == 1 {
@@ -66,7 +77,7 @@ index(line, "@@ORCM ") > 0 {
 	else if (k == "UNLOAD-ERROR") unload_err = unload_err " " substr(m, 14)
 	else if (k == "KMEMLEAK-BEGIN") { phase = "vm:kmemleak"; seen["kmemleak"] = 1 }
 	else if (k == "KMEMLEAK-END") { seen["kmemleak_end"] = 1; phase = "vm:shutdown" }
-	else if (k == "KMEMLEAK-UNAVAILABLE") seen["kmemleak_na"] = 1
+	else if (k == "KMEMLEAK-UNAVAILABLE") { seen["kmemleak_na"] = 1; kmemleak_na = substr(m, 22); sub(/ \(t=[0-9.]*\)$/, "", kmemleak_na) }
 	else if (k == "DEMO-BEGIN") phase = "demo"
 	else if (k == "DEMO-END") { demo_rc = w[2]; sub(/^rc=/, "", demo_rc); seen["demo"] = 1 }
 	else if (k == "DONE") { seen["done"] = 1; phase = "vm:shutdown" }
@@ -144,6 +155,9 @@ END {
 			else if (("e2e:" t) in splat) fail("e2e:" t, "kernel splat: " splat["e2e:" t] ((t in erc) ? "" : " (then the VM died)"))
 			else if (!(t in erc)) fail("e2e:" t, "did not finish (VM died or hung)")
 			else if (erc[t] == 124 || erc[t] == 137) fail("e2e:" t, "timed out (rc=" erc[t] ")")
+			else if (erc[t] == 77 && !(t in skipwhy)) fail("e2e:" t, "rc=77 (a skip) without a '## SKIP: why' line")
+			else if (erc[t] == 77 && stack == "ours") fail("e2e:" t, "skipped on our stack, where every test applies: " skipwhy[t])
+			else if (erc[t] == 77) skip("e2e:" t, skipwhy[t])
 			else if (erc[t] != 0) fail("e2e:" t, "rc=" erc[t])
 			else pass("e2e:" t)
 		}
@@ -153,7 +167,7 @@ END {
 		else if ("vm:unload" in splat) fail("vm:unload", "kernel splat: " splat["vm:unload"])
 		else pass("vm:unload")
 
-		if (seen["kmemleak_na"]) fail("vm:kmemleak", "no /sys/kernel/debug/kmemleak")
+		if (seen["kmemleak_na"]) fail("vm:kmemleak", "no scan: " kmemleak_na)
 		else if (!seen["kmemleak_end"]) fail("vm:kmemleak", "scan not reached")
 		else if (nleak > 0) fail("vm:kmemleak", nleak " unreferenced object(s):" leak_lines)
 		else if ("vm:kmemleak" in splat) fail("vm:kmemleak", "kernel splat: " splat["vm:kmemleak"])
@@ -167,5 +181,6 @@ END {
 	if (why == "") pass("vm:shutdown"); else fail("vm:shutdown", why)
 
 	if (nsplat > 0) print "kernel splat lines (" nsplat "):" splat_lines
+	printf "%d skipped\n", nskip
 	printf "%d passed, %d failed\n", npass, nfail
 }

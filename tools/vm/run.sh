@@ -25,8 +25,10 @@
 # at /run/orcm/shared (where the two VMs meet); ORCM_LOG_TAG names the logs.
 #
 # Runs every tests/kunit/*_kunit.ko (ours only) and every tests/e2e/*.sh, scans
-# for kernel splats and kmemleak reports, prints one line per test and, as the
-# last line, "N passed, N failed". Exit status 1 when anything failed.
+# for kernel splats and kmemleak reports, prints one line per test (PASS, FAIL
+# or SKIP: a script that exits 77 after "## SKIP: why", see
+# tools/vm/parse-log.awk), "N skipped" and, as the last line, "N passed, N
+# failed". Exit status 1 when anything failed.
 # The console log is kept in build/logs/vm-<stack>[-demo].log.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
@@ -97,12 +99,14 @@ fail_all() {
 	{
 		if [ "$mode" = demo ]; then
 			echo "FAIL demo:rping: $why"
+			echo "0 skipped"
 			echo "0 passed, 1 failed"
 		else
 			n=1
 			echo "FAIL vm:load-$stack: $why"
 			for t in $kunit_list; do echo "FAIL kunit:$t: $why"; n=$((n + 1)); done
 			for t in $e2e_list; do echo "FAIL e2e:$t: $why"; n=$((n + 1)); done
+			echo "0 skipped"
 			echo "0 passed, $n failed"
 		fi
 	} | tee "$RESULTS"

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of tools/bench/report.py (no VM): ratios pair the stacks by
+round, a round without a successful connection stays in, every round's ratio
+is printed, the text quotes this run's figures, the memory rounds cover both
+stack orders. `make check` runs it with test_profile.py (step bench-tools,
+tools/bench/run_tests.py); the last line is "N passed, N failed"."""
+import importlib.util
+import os
+import re
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("report_mod", os.path.join(HERE, "report.py"))
+rep = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(rep)
+
+MS = 1000000  # ns
+
+
+def serial(t, s, rnd, p50_ms, ok=200, secs=1.0, p99_ms=None):
+    """A serial connect result as guest.sh emits it."""
+    return ("res stack=%s round=%d transport=%s workload=serial conc=1 threads=1 op=connect "
+            "ok=%d fail=%d start_ns=1000 end_ns=%d setup_p50_ns=%s setup_p99_ns=%s"
+            % (s, rnd, t, ok, 200 - ok, 1000 + int(secs * 1e9),
+               "" if p50_ms is None else int(p50_ms * MS),
+               "" if p50_ms is None else int((p99_ms or 2 * p50_ms) * MS)))
+
+
+def tput(t, s, rnd, n, ok, secs):
+    return ("res stack=%s round=%d transport=%s workload=tput count=%d conc=64 threads=4 "
+            "op=connect ok=%d fail=%d start_ns=1000 end_ns=%d"
+            % (s, rnd, t, n, ok, n - ok, 1000 + int(secs * 1e9)))
+
+
+def mem(s, rnd, n, slab_kb):
+    return ("mem stack=%s round=%d transport=siw what=conn count=%d b_slab_kb=1000 a_slab_kb=%d"
+            % (s, rnd, n, 1000 + slab_kb))
+
+
+def load(lines):
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(lines) + "\n")
+        path = f.name
+    try:
+        records, _ = rep.read_raw(path)
+    finally:
+        os.unlink(path)
+    metrics, _ = rep.collect(records)
+    return records, rep.summarize(metrics)
+
+
+INFO = ("info kernel=6.12 mem_kb=3000000 cpus=1 rounds=3 serial=200 sweep=1 sweep_count=300 "
+        "threads=4 conc=64 counts=1000 ids=10 listeners=5 cmtime_conns=50 cmtime_runs=1 "
+        "mem_rounds=2 softrnic=1")
+
+
+def render_table(records, summary):
+    info = next((r for r in records if r["record"] == "info"), {})
+    return rep.table(summary, info, {}, [], [], [], 0, [], records)
+
+
+class ReportTest(unittest.TestCase):
+    def test_pairs_by_round_not_by_position(self):
+        # Ours has no value in round 2: by position, ours' round 3 would be
+        # divided by stock's round 2.
+        _, s = load([serial("siw", "stock", 1, 1.0), serial("siw", "stock", 2, 4.0),
+                     serial("siw", "stock", 3, 2.0),
+                     serial("siw", "ours", 1, 0.5), serial("siw", "ours", 2, None, ok=0),
+                     serial("siw", "ours", 3, 1.0)])
+        rr = rep.round_ratios(s, "siw", "serial.setup_p50_ms")
+        self.assertEqual(sorted(rr), [1, 2, 3])
+        self.assertAlmostEqual(rr[1], 0.5)
+        self.assertIsNone(rr[2])
+        self.assertAlmostEqual(rr[3], 0.5)
+        # The headline ratio is the median of the paired rounds (0.5), not
+        # median(ours) / median(stock) = 0.75 / 2.0.
+        self.assertAlmostEqual(s["siw"]["ratio_ours_stock"]["serial.setup_p50_ms"], 0.5)
+        self.assertEqual(s["siw"]["unpaired_rounds"]["serial.setup_p50_ms"], [2])
+
+    def test_round_without_success_stays_in(self):
+        # No successful connection on ours in round 2: 0 conn/s, not a
+        # round that only stock has.
+        lines = []
+        for rnd in (1, 2, 3):
+            lines.append(tput("siw", "stock", rnd, 1000, 1000, 1.0))
+            lines.append(tput("siw", "ours", rnd, 1000, 0 if rnd == 2 else 1000, 0.5))
+        _, s = load(lines)
+        v = s["siw"]["ours"]["tput1000.cps"]
+        self.assertEqual(v["n"], 3)
+        self.assertEqual(v["rounds"], [1, 2, 3])
+        self.assertEqual(v["values"][1], 0.0)
+        rr = rep.round_ratios(s, "siw", "tput1000.cps")
+        self.assertEqual([rr[k] for k in (1, 2, 3)], [2.0, 0.0, 2.0])
+        self.assertNotIn("tput1000.cps", s["siw"]["unpaired_rounds"])
+
+    def test_every_round_printed(self):
+        self.assertEqual(rep.spread({3: 1.5, 1: 0.25, 2: None}), "0.25 - 1.50")
+        self.assertEqual(rep.spread({}), "-")
+        lines = [INFO]
+        for rnd, (a, b) in enumerate(((1.0, 0.5), (1.0, 2.0), (2.0, 1.0)), 1):
+            lines += [serial("siw", "stock", rnd, a), serial("siw", "ours", rnd, b)]
+        records, s = load(lines)
+        text = render_table(records, s)
+        m = re.search(r"siw ours/stock per round: .*setup p50 ([0-9. -]+);", text)
+        self.assertTrue(m, text)
+        self.assertEqual(m.group(1).strip(), "0.50 2.00 0.50")
+
+    def test_unpaired_round_reported(self):
+        lines = [INFO, serial("siw", "stock", 1, 1.0), serial("siw", "stock", 2, 1.0),
+                 serial("siw", "ours", 1, 1.0)]
+        records, s = load(lines)
+        text = render_table(records, s)
+        self.assertIn("unpaired: siw serial.setup_p50_ms: round(s) 2", text)
+
+    def test_memory_every_round(self):
+        # Round 1 runs stock first, round 2 ours first: both rounds' ratios.
+        lines = [INFO, mem("stock", 1, 1000, 10000), mem("ours", 1, 1000, 8000),
+                 mem("ours", 2, 1000, 12000), mem("stock", 2, 1000, 10000)]
+        lines += [tput("siw", st, rnd, 1000, 1000, 1.0) for st in ("stock", "ours") for rnd in (1, 2)]
+        records, s = load(lines)
+        rr = rep.round_ratios(s, "siw", "mem.conn1000.slab_kb_per_connection")
+        self.assertAlmostEqual(rr[1], 0.8)
+        self.assertAlmostEqual(rr[2], 1.2)
+        text = render_table(records, s)
+        row = next(l for l in text.splitlines() if l.startswith("per connection (1000 held)"))
+        self.assertIn("0.80 1.20", row)
+        self.assertIn("from the first 2 round(s)", text)
+
+    def test_floor_text_is_measured(self):
+        # siw at 3x its TCP floor in this run: the text says so, no fixed figure.
+        lines = [INFO]
+        for rnd in (1, 2):
+            lines += [serial("siw", "ours", rnd, 3.0), serial("tcp", "ours", rnd, 1.0),
+                      serial("softrnic", "ours", rnd, 1.2), serial("tcp2", "ours", rnd, 1.0),
+                      serial("siw", "stock", rnd, 3.0), serial("tcp", "stock", rnd, 1.0)]
+        records, s = load(lines)
+        text = render_table(records, s)
+        self.assertIn("This run measured siw", text)
+        self.assertIn("at 3.00x the floor", text)
+        self.assertNotIn("2.4x", text)
+
+    def test_guest_alternates_and_measures_memory_in_both_orders(self):
+        with open(os.path.join(HERE, "guest.sh"), encoding="utf-8") as f:
+            g = f.read()
+        mem_rounds = int(re.search(r'ORCM_BENCH_MEM_ROUNDS:=(\d+)', g).group(1))
+        self.assertGreaterEqual(mem_rounds, 2)
+        self.assertEqual(mem_rounds % 2, 0)
+        self.assertIn('[ $((ROUND % 2)) -eq 1 ] || order="ours stock"', g)
+
+
+def main():
+    sys.path.insert(0, HERE)
+    import test_profile  # pylint: disable=import-outside-toplevel
+
+    return test_profile.run(ReportTest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
