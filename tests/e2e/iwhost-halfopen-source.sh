@@ -12,8 +12,11 @@
 #         (With the cap per listener only, the flooder held all 32 slots
 #         and every good client was refused until they timed out.)
 #         The flooder is stopped once the good clients are done.
-#  stock: siw (siwB) has no cap: it takes every connection (a cep with a
-#         10 s MPA timer each) and serves the good clients too.
+#  stock: skipped. siw (siwB) has no cap: it takes every connection (a cep
+#         with a 10 s MPA timer each) and serves the good clients too, but
+#         the flood leaks in-tree siw's endpoints (kmemleak: 500 objects, five
+#         per idle connection, seen in a make check run of 2026-11-26), which
+#         would fail the stock VM's kmemleak step for a test of our host CM.
 # The figures (served, refused, how long each good client took) are printed.
 # orcm-timeout: 300
 # shellcheck source=tests/e2e/lib.bash
@@ -33,7 +36,7 @@ if [ "${ORCM_STACK:-}" = ours ]; then
 	iwcm_param mpa_req_timeout_ms 120000
 	refused0=$(iwcm_param half_open_refused)
 else
-	setup_pair siw siw
+	skip "the per-source half-open cap is our host CM's; an idle flood leaks stock siw's endpoints (see the head of this script)"
 fi
 in_a ip addr add "$ADDR_FLOOD/24" dev vA
 start_listener
