@@ -82,6 +82,17 @@ static void sc_neigh(int how)
 	msleep(300);
 	pt_call(&c, "after", 0);
 	pt_call(l.child, "after", 0);
+	/*
+	 * The end, made deterministic: a teardown that destroys the child
+	 * first races its DREQ (towards the client's address, whose
+	 * neighbour is untouched) with the client's own destroy, and either
+	 * stack sometimes delivers the client a DISCONNECTED before it.
+	 * The child disconnects and the client is waited for; the client's
+	 * DREP (towards the changed neighbour) does not matter, the child is
+	 * destroyed first.
+	 */
+	pt_call(l.child, "disconnect", rdma_disconnect(l.child->id));
+	pt_wait(&c, RDMA_CM_EVENT_DISCONNECTED);
 out:
 	pt_destroy_children();
 	pt_destroy(&c);

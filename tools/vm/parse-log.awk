@@ -41,6 +41,12 @@ line ~ /^\[ *[0-9]+\.[0-9]+\] / && line ~ splat_re {
 	if (nsplat <= 40) splat_lines = splat_lines "\n    " line
 }
 
+# An e2e script's own "## FAIL: why" line (its first one counts): the
+# summary says why, not only the exit status.
+phase ~ /^e2e:/ && line ~ /^## FAIL: / {
+	if (!(substr(phase, 5) in failwhy)) failwhy[substr(phase, 5)] = substr(line, 10)
+}
+
 # An e2e script's own "## SKIP: why" line (its last one counts).
 phase ~ /^e2e:/ && line ~ /^## SKIP: / {
 	skipwhy[substr(phase, 5)] = substr(line, 10)
@@ -158,7 +164,7 @@ END {
 			else if (erc[t] == 77 && !(t in skipwhy)) fail("e2e:" t, "rc=77 (a skip) without a '## SKIP: why' line")
 			else if (erc[t] == 77 && stack == "ours") fail("e2e:" t, "skipped on our stack, where every test applies: " skipwhy[t])
 			else if (erc[t] == 77) skip("e2e:" t, skipwhy[t])
-			else if (erc[t] != 0) fail("e2e:" t, "rc=" erc[t])
+			else if (erc[t] != 0) fail("e2e:" t, "rc=" erc[t] ((t in failwhy) ? ": " failwhy[t] : ""))
 			else pass("e2e:" t)
 		}
 
