@@ -13,7 +13,7 @@ for s in a b; do
 	if [ "$ROLE" = "$s" ]; then
 		bg "/tmp/$name-server.log" cmtime -b "$srv" -p 7340
 		pid=$LAST_PID
-		wait_for 10 "$name: server listening on 7340" cm_id_listening 7340
+		wait_for 30 "$name: server listening on 7340" cm_id_listening 7340
 		barrier "$name-listen"
 		barrier "$name-client" "$STEP"
 		kill "$pid" 2>/dev/null || true

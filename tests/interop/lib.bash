@@ -9,6 +9,9 @@
 # once and the two halves meet at barriers (files in the shared directory).
 # Sourced by tests/interop/*.sh, after tests/e2e/lib.bash.
 # shellcheck shell=bash disable=SC2034
+# Two VMs share the host's two cores: a server's step also covers the other
+# VM's way to the barrier and its client's run, so steps get twice the time.
+ORCM_STEP_TIMEOUT=${ORCM_STEP_TIMEOUT:-60}
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "${BASH_SOURCE[0]}")/../e2e/lib.bash"
 
@@ -70,7 +73,7 @@ pair_case() {
 	if [ "$ROLE" = "$srole" ]; then
 		bg "/tmp/$name-server.log" "${scmd[@]}"
 		pid=$LAST_PID
-		wait_for 10 "$name: server listening on $port" cm_id_listening "$port"
+		wait_for 30 "$name: server listening on $port" cm_id_listening "$port"
 		barrier "$name-listen"
 		wait_pid "$pid" "$STEP" || rc=$?
 		show "/tmp/$name-server.log"
