@@ -121,7 +121,8 @@ mk INSTALL_MOD_PATH="$O/modroot" modules_install || fail "modules_install failed
 [ -f "$O/Module.symvers" ] || fail "no Module.symvers"
 krel=$(orcm_uml_krel "$O")
 for m in ib_core ib_uverbs rdma_cm iw_cm ib_cm rdma_ucm siw rdma_rxe veth \
-	nvme-rdma nvmet-rdma ib_iser ib_isert rpcrdma loop nf_tables; do
+	nvme-rdma nvmet-rdma ib_iser ib_isert rpcrdma loop nf_tables rdmavt ib_umad \
+	ib_ipoib; do
 	modinfo -k "$krel" -b "$O/modroot" -n "$m" >/dev/null 2>&1 || fail "module $m was not built"
 done
 

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * softib: a software InfiniBand HCA (link layer InfiniBand, node type CA,
+ * one port per device) built on rdmavt. IB packets (LRH, GRH when present,
+ * BTH and the extended transport headers, payload, ICRC) travel as the
+ * payload of Ethernet frames of EtherType SOFTIB_ETHERTYPE on a carrier
+ * netdev; the Ethernet header is broadcast, the LRH's DLID routes.
+ *
+ * This header is the contract between the parts of the driver:
+ *   main.c   module, `rdma link add NAME type softib netdev NETDEV`, rdmavt
+ *            registration, netdev notifier (removal follows the netdev)
+ *   net.c    the carrier: transmit an IB packet, receive hook
+ *   icrc.c   the invariant CRC
+ *   ud.c     UD, SMI (QP0) and GSI (QP1): send engine and receive
+ *   sma.c    the subnet management agent (process_mad: SubnGet/Set)
+ *   pma.c    the performance management agent (PortCounters)
+ *   stats.c  drop counters (debugfs)
+ */
+#ifndef SOFTIB_H
+#define SOFTIB_H
+
+#include <linux/netdevice.h>
+#include <linux/debugfs.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
+#include <rdma/rdma_vt.h>
+#include <rdma/rdmavt_qp.h>
+
+/* IEEE 802 "Local Experimental EtherType 1": never seen outside a test. */
+#define SOFTIB_ETHERTYPE	0x88b5
+
+#define SOFTIB_NPKEYS		16
+#define SOFTIB_NGUIDS		1
+#define SOFTIB_NUM_VLS		1	/* data VLs: VL0 only (+ VL15) */
+#define SOFTIB_MAX_MTU		IB_MTU_4096
+
+/* Why a received packet was dropped; each has a counter (stats.c). */
+enum softib_drop {
+	SOFTIB_DROP_SHORT,	/* shorter than its headers say */
+	SOFTIB_DROP_ICRC,	/* bad invariant CRC */
+	SOFTIB_DROP_LVER,	/* LRH link version, LNH or GRH next header */
+	SOFTIB_DROP_DLID,	/* DLID neither ours nor multicast */
+	SOFTIB_DROP_OPCODE,	/* unknown or unsupported opcode */
+	SOFTIB_DROP_QP,		/* no such QP, or QP type / state mismatch */
+	SOFTIB_DROP_PKEY,	/* P_Key not in the port's table */
+	SOFTIB_DROP_QKEY,	/* Q_Key mismatch */
+	SOFTIB_DROP_PSN,	/* PSN outside the window */
+	SOFTIB_DROP_PORT_DOWN,	/* port not ARMED/ACTIVE for this traffic */
+	SOFTIB_DROP_NO_RWQE,	/* UD: no receive buffer posted */
+	SOFTIB_DROP_MAD,	/* malformed SMP/GMP */
+	SOFTIB_DROP_NR
+};
+
+/* PMA PortCounters (IBA 16.1.3.5), 64-bit internally, saturated on read. */
+struct softib_counters {
+	atomic64_t xmit_data;	/* in 32-bit words, as the PMA reports */
+	atomic64_t rcv_data;
+	atomic64_t xmit_pkts;
+	atomic64_t rcv_pkts;
+	atomic64_t xmit_discards;
+	atomic64_t rcv_errors;
+	atomic64_t xmit_mcast_pkts;
+	atomic64_t rcv_mcast_pkts;
+	atomic64_t drops[SOFTIB_DROP_NR];
+};
+
+struct softib_dev;
+
+/*
+ * One port. rvp is rdmavt's per-port state: sm_lid, sm_sl, gid_prefix,
+ * mkey, mkeyprot, mkey_lease_period, subnet_timeout, port_cap_flags,
+ * pkey_violations, qkey_violations, the QP0/QP1 pointers and the
+ * multicast tree. The SMA (sma.c) is the only writer of the port's
+ * management state below; everything is under rvp.lock unless said.
+ */
+struct softib_port {
+	struct rvt_ibport rvp;
+	struct softib_dev *sdev;
+	u32 port_num;			/* always 1 */
+
+	/* protected by rvp.lock; read locklessly (READ_ONCE) on the data path */
+	u32 lid;			/* base LID, 0 = unassigned */
+	u8 lmc;
+	u8 state;			/* enum ib_port_state */
+	u8 phys_state;			/* enum ib_port_phys_state */
+	u8 mtu;				/* neighbour MTU, enum ib_mtu */
+	u8 vl_high_limit;
+	u8 init_type_reply;
+	u8 link_down_default;		/* LinkDownDefaultState */
+	u16 pkeys[SOFTIB_NPKEYS];	/* index 0: 0xffff (full default) */
+	u8 sl_to_vl[16];
+	__be64 guids[SOFTIB_NGUIDS];	/* GUIDInfo: [0] is the port GUID */
+
+	struct softib_counters cnt;
+	struct rvt_qp *qp[2];		/* not used: rvp.qp[] is the truth */
+};
+
+/*
+ * The device. rdi must stay first (rdmavt's and ib_core's container).
+ * ndev: the carrier, held (netdev_hold) for the device's life.
+ */
+struct softib_dev {
+	struct rvt_dev_info rdi;
+	struct net_device *ndev;
+	netdevice_tracker ndev_tracker;
+	struct list_head list;		/* softib_list, under softib_lock */
+	__be64 node_guid;
+	struct softib_port port;
+	struct pci_dev fake_pdev;	/* only for rdmavt's message prefixes */
+	struct dentry *debugfs;
+	struct workqueue_struct *wq;	/* send engine (ud.c, rc.c) */
+};
+
+static inline struct softib_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct softib_dev, rdi.ibdev);
+}
+
+static inline struct softib_dev *rdi_to_sdev(struct rvt_dev_info *rdi)
+{
+	return container_of(rdi, struct softib_dev, rdi);
+}
+
+/* net.c */
+int softib_net_init(void);
+void softib_net_exit(void);
+int softib_xmit(struct softib_dev *sdev, struct sk_buff *skb);
+
+/* icrc.c */
+u32 softib_icrc(const void *pkt, unsigned int len_without_icrc);
+
+/* ud.c */
+void softib_ud_rcv(struct softib_dev *sdev, struct sk_buff *skb);
+
+/* sma.c / pma.c: ib_device_ops.process_mad */
+int softib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
+		       const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		       const struct ib_mad *in, struct ib_mad *out,
+		       size_t *out_mad_size, u16 *out_mad_pkey_index);
+void softib_sma_port_init(struct softib_port *port);
+void softib_sma_link_change(struct softib_port *port, bool up);
+int softib_pma_process(struct softib_port *port, const struct ib_mad *in,
+		       struct ib_mad *out);
+
+/* stats.c */
+void softib_drop(struct softib_port *port, enum softib_drop why);
+
+#endif /* SOFTIB_H */
