@@ -96,7 +96,7 @@ connect_loop() {
 			say "$name: round $i: $(tail -n 1 "/tmp/$name-client.log")"
 		fi
 	done
-	kill -INT "$server" 2>/dev/null || true
+	kill -TERM "$server" 2>/dev/null || true
 	wait_pid "$server" 15 || true
 	say "$name: $ok connected, $bad failed cleanly"
 }

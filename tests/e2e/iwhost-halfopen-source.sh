@@ -66,7 +66,7 @@ say "good clients from $ADDR_A during the flood: $served of $GOOD served (${time
 held2=$(in_b ss -Htn state established dst "$ADDR_FLOOD" | wc -l)
 say "flood: $held2 connections from $ADDR_FLOOD still established at the listener"
 [ "$held2" -ge "$held" ] || say "warning: the flood lost connections while the good clients ran"
-kill -INT "$flooder" 2>/dev/null || true
+kill -TERM "$flooder" 2>/dev/null || true
 wait_pid "$flooder" 10 || true
 if [ "${ORCM_STACK:-}" = ours ]; then
 	refused=$(($(iwcm_param half_open_refused) - refused0))

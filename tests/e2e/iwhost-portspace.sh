@@ -64,7 +64,7 @@ wait_for 10 "the RDMA connection established" grep -q '^event ESTABLISHED' /tmp/
 in_a ss -tn state established "dport = :$PORT" | tee /tmp/ps-ss.log
 grep -q "$ADDR_B:$PORT" /tmp/ps-ss.log || fail "ss lists no TCP connection for the RDMA connection"
 wait_pid "$client" 20 || fail "the RDMA client failed"
-kill -INT "$server"
+kill -TERM "$server"
 wait_pid "$server" 10 || true
 
 # The port is free again for both.

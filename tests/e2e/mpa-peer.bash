@@ -32,7 +32,7 @@ listener_alive() {
 # stop_listener: end it and check that it had served without a failed call.
 stop_listener() {
 	listener_alive
-	kill -INT "$LISTENER"
+	kill -TERM "$LISTENER"	# INT: ignored by background jobs
 	wait_pid "$LISTENER" 10 || true
 	if grep -q '^error ' /tmp/peer-listener.log; then
 		show /tmp/peer-listener.log

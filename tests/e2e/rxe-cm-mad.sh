@@ -55,7 +55,7 @@ run_to /tmp/cm-mad-dreq.log 30 "${FUZZ[@]}" dreq-unknown || diag "DREQ for an un
 run_to /tmp/cm-mad-fuzz.log 100 "${FUZZ[@]}" --count "$COUNT" fuzz || diag "fuzz, seed $SEED"
 counters after
 
-kill -INT "$server" 2>/dev/null || true
+kill -TERM "$server" 2>/dev/null || true
 wait_pid "$server" 10 || true
 # A real connection still works over the fuzzed port.
 bg /tmp/cm-mad-rping-server.log rping -s -v -V -a "$ADDR_R" -p $((PORT + 1)) -C 3

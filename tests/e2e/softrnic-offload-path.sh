@@ -103,7 +103,7 @@ say "blocked: $(grep '^result' /tmp/off-nft-blocked.log), $pkts packets dropped"
 in_b nft delete table inet orcm
 expect_result off-nft-after "$STEP" "ESTABLISHED status 0" \
 	"${IN_A[@]}" "$CMPROBE" -c -a "$ADDR_B" -p $PORT -H 100 -T 15
-kill -INT "$server"
+kill -TERM "$server"
 wait_pid "$server" 10 || true
 wait_for 10 "no CM id left" cm_ids_empty
 say "ok: an offloaded connection takes the namespace's interfaces and rules"

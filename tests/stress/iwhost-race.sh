@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# NOT RUN by make check: this stress script has not yet completed a run
-# (see docs/iwarp-host-cm.md); the races it targets are covered by KUnit
-# (iw_host_kunit: hk_test_race_*). Run by hand: bash tests/stress/iwhost-race.sh
-# inside the VM from the repository root.
+# A stress run, not part of make check (about 1.5-3 minutes; the same races
+# are covered there by KUnit, iw_host_kunit hk_test_race_*). Run it in the
+# VM with
+#   tools/vm/run.sh --stack ours --no-kunit --e2e-dir tests/stress --e2e iwhost-race
+# It passed on 2026-11-26 (every storm ended as expected, the listener
+# served a good client afterwards, no splat, no leak); its earlier runs never
+# finished because the servers were stopped with SIGINT, which a
+# non-interactive shell's background jobs ignore.
 # Races of the host-stack iWARP CM's passive side with its user (issue 30,
 # defects 2 and 3), stressed for seconds under lockdep and KASAN. The
 # adversarial MPA peer (tools/mpa-peer) plays the clients from orcmA, a
@@ -83,9 +87,11 @@ server() {
 # server_done NAME: the server ended cleanly (no call of it failed).
 server_done() {
 	local rc=0
-	kill -INT "$SERVER" 2>/dev/null || true
+	# TERM, not INT: a non-interactive shell starts its background jobs
+	# with SIGINT ignored (the server used to outlive the INT: rc 124).
+	kill -TERM "$SERVER" 2>/dev/null || true
 	wait_pid "$SERVER" 10 || rc=$?
-	if grep -q '^error ' "/tmp/$1.log" || { [ "$rc" -ne 0 ] && [ "$rc" -ne 130 ]; }; then
+	if grep -q '^error ' "/tmp/$1.log" || { [ "$rc" -ne 0 ] && [ "$rc" -ne 143 ]; }; then
 		show "/tmp/$1.log"
 		fail "$1: exit status $rc or a failed call"
 	fi
