@@ -117,6 +117,14 @@ struct iwcm_id_priv {
 	struct net *net;
 	/* Port mapping (iwpm_map.c); set and cleared while claimed or dying. */
 	struct iwpm_mapping *pm;
+	/*
+	 * A passive id's share of its listener's kernel-mode reservation
+	 * (iwpm_conn_request()), so that the host port stays held for the
+	 * connection: a later listener on that port shares it rather than
+	 * colliding with the connection's socket. Set once in the
+	 * listener's work, put by iwpm_unmap().
+	 */
+	struct iwpm_resv *pm_conn_resv;
 	unsigned int inline_used;	/* of @inline_elems, in the pool */
 	struct iwcm_elem inline_elems[IWCM_INLINE_ELEMS];
 };

@@ -452,6 +452,10 @@ void iwpm_unmap(struct iwcm_id_priv *priv)
 {
 	struct iwpm_mapping *m = priv->pm;
 
+	if (priv->pm_conn_resv) {
+		iwpm_resv_put(priv->pm_conn_resv);
+		priv->pm_conn_resv = NULL;
+	}
 	if (!m)
 		return;
 	priv->pm = NULL;
@@ -472,11 +476,42 @@ EXPORT_SYMBOL_IF_KUNIT(iwpm_unmap);
  * port (with the address the request came to, for a wildcard listener).
  * Reads only the listener's id, which the worker holds a reference on.
  */
+/*
+ * A connection accepted on a kernel-mode mapped listener runs on the
+ * listener's host port: it keeps the reservation while it lives. Its
+ * socket (the host CM's stand-in for the card's TCP) sits in the port's
+ * bind bucket, so a fresh reservation of that port (a new listener of a
+ * ULP that closed the old one but keeps its connections, as perftest's
+ * server does) would collide with it; sharing the held one does not. The
+ * listener's mapping is looked up on the table under iwpm_map_mutex: a
+ * destroy that races with this work takes it off the table first.
+ */
+static void iwpm_conn_share_resv(struct iwcm_id_priv *listener,
+				 struct iwcm_id_priv *child)
+{
+	struct iwpm_mapping *m, *lm = READ_ONCE(listener->pm);
+
+	if (!lm || child->pm_conn_resv)
+		return;
+	mutex_lock(&iwpm_map_mutex);
+	list_for_each_entry(m, &iwpm_maps, node) {
+		if (m != lm)
+			continue;
+		if (m->mode == IWPM_MODE_KERNEL && m->resv) {
+			m->resv->users++;
+			child->pm_conn_resv = m->resv;
+		}
+		break;
+	}
+	mutex_unlock(&iwpm_map_mutex);
+}
+
 void iwpm_conn_request(struct iwcm_id_priv *listener,
 		       struct iwcm_id_priv *child, struct iw_cm_event *event)
 {
 	struct sockaddr_storage remote, local;
 
+	iwpm_conn_share_resv(listener, child);
 	if (!listener->id.mapped ||
 	    !iwpm_remote_info_take(&listener->id.m_local_addr,
 				   &event->remote_addr, &remote))
