@@ -56,10 +56,14 @@ cleanup() {
 	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	pkill -KILL -x "$RDMA_PROGS" 2>/dev/null || true
 	for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-	for d in siwA siwB srA srB rxe0; do rdma link delete "$d" 2>/dev/null || true; done
-	ip link delete vR 2>/dev/null || true
-	ip netns delete "$NS_A" 2>/dev/null || true
-	ip netns delete "$NS_B" 2>/dev/null || true
+	# Only what exists: `ip` asks the kernel to load "netdev-NAME" for a
+	# name it cannot find (a usermode helper, seconds under UML).
+	for d in siwA siwB srA srB rxe0; do
+		[ ! -e "/sys/class/infiniband/$d" ] || rdma link delete "$d" 2>/dev/null || true
+	done
+	[ ! -e /sys/class/net/vR ] || ip link delete vR 2>/dev/null || true
+	[ ! -e "/run/netns/$NS_A" ] || ip netns delete "$NS_A" 2>/dev/null || true
+	[ ! -e "/run/netns/$NS_B" ] || ip netns delete "$NS_B" 2>/dev/null || true
 }
 trap cleanup EXIT
 

@@ -34,8 +34,10 @@ sr_stock_check() {
 
 sr_cleanup() {
 	local d kv i
-	for d in srA srB srS; do rdma link delete "$d" 2>/dev/null || true; done
-	ip link delete vS 2>/dev/null || true
+	for d in srA srB srS; do
+		[ ! -e "/sys/class/infiniband/$d" ] || rdma link delete "$d" 2>/dev/null || true
+	done
+	[ ! -e /sys/class/net/vS ] || ip link delete vS 2>/dev/null || true
 	cleanup
 	# Newest first, so that each parameter ends at its value before the test.
 	for ((i = ${#SR_SAVED[@]} - 1; i >= 0; i--)); do
