@@ -54,6 +54,8 @@ enum sr_trk_class {
 struct sr_trk {
 	struct orcm_track_path path;	/* the last one notified */
 	u32 mulpdu_want;		/* for tx: 0 keeps the current */
+	ktime_t want_time;		/* event_time of @mulpdu_want's update */
+	s64 tx_lat_ns;			/* its event -> tx took it; -1 none */
 	bool hold;			/* link down: tx sends nothing new */
 	u32 nr_updates;			/* updates notified */
 	u32 nr_class[SR_TRK_NCLASS];	/* callbacks per class */

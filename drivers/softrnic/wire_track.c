@@ -75,7 +75,11 @@ static void sr_track_note(struct orcm_track_sub *sub,
 	}
 	c->trk.nr_class[cls]++;
 	c->trk.path = *path;
-	c->trk.mulpdu_want = sr_track_mulpdu(path) ?: c->trk.mulpdu_want;
+	if (sr_track_mulpdu(path) &&
+	    sr_track_mulpdu(path) != c->trk.mulpdu_want) {
+		c->trk.mulpdu_want = sr_track_mulpdu(path);
+		c->trk.want_time = path->event_time;
+	}
 	c->trk.hold = !path->link_up;
 	spin_unlock(&c->trk_lock);
 	queue_work(sr_wire_wq, &c->tx_work);
@@ -153,6 +157,7 @@ static int sr_track_show(struct seq_file *m, void *v)
 		seq_printf(m, "%s_changes %u\n", sr_trk_class_name[i],
 			   t.nr_class[i]);
 	seq_printf(m, "last_latency_ns %lld\n", t.last_lat_ns);
+	seq_printf(m, "last_tx_latency_ns %lld\n", t.tx_lat_ns);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sr_track);
@@ -172,6 +177,7 @@ void sr_track_attach(struct sr_conn *c, struct orcm_iw_conn *conn)
 
 	spin_lock_init(&c->trk_lock);
 	c->trk.last_lat_ns = -1;
+	c->trk.tx_lat_ns = -1;
 	cm_id = orcm_iw_conn_cm_id(conn);
 	if (!(ibdev->iw_driver_flags & IW_F_NO_PORT_MAP) && cm_id) {
 		c->trk_sub.ops = &sr_track_ops;
@@ -215,6 +221,7 @@ void sr_track_free(struct sr_conn *c)
  */
 bool sr_track_tx(struct sr_conn *c)
 {
+	ktime_t when;
 	u32 want;
 	bool hold;
 
@@ -223,11 +230,19 @@ bool sr_track_tx(struct sr_conn *c)
 		return false;
 	spin_lock(&c->trk_lock);
 	want = c->trk.mulpdu_want;
+	when = c->trk.want_time;
 	hold = c->trk.hold;
 	spin_unlock(&c->trk_lock);
 	if (want && want != c->mulpdu &&
-	    (want <= c->mulpdu_cap || !sr_conn_tx_bufs(c, want)))
+	    (want <= c->mulpdu_cap || !sr_conn_tx_bufs(c, want))) {
 		WRITE_ONCE(c->mulpdu, want);
+		/* From the netdev event to the first FPDU of the new size. */
+		spin_lock(&c->trk_lock);
+		if (when)
+			c->trk.tx_lat_ns = ktime_to_ns(ktime_sub(ktime_get(),
+								 when));
+		spin_unlock(&c->trk_lock);
+	}
 	return hold && !test_bit(SR_CONN_CLOSING, &c->flags) &&
 	       !test_bit(SR_CONN_TERM, &c->flags);
 }

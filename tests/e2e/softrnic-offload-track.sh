@@ -10,11 +10,11 @@
 #  2. B's MAC changed (ip link set address) and A's neighbour entry
 #     updated: A's next-hop MAC follows within a second;
 #  3. vA down and up: link down, then up, at both ends (B loses carrier);
-#  4. 1280 -> 9000 -> 1500 -> 1280 again (the transmit buffers grow back);
+#  4. 1280 -> 9000 -> 1500 (the transmit buffers grow back);
 # then the stream completes (both ends exit 0). The latency of each update
 # (netdev event to softrnic's callback) is printed with the median; the
 # issue's target is under 1 ms; it is reported, not enforced (UML).
-# orcm-timeout: 150
+# orcm-timeout: 240
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
 # shellcheck source=tests/e2e/softrnic-lib.bash
@@ -22,7 +22,7 @@
 
 SR_PARAM=/sys/module/softrnic/parameters/offload_cm
 DBG=/sys/kernel/debug/softrnic
-DUR=${TRK_DUR:-25}
+DUR=${TRK_DUR:-40}
 PORT=7340
 LATS=()
 track_cleanup() {
@@ -44,47 +44,78 @@ in_b ip link set vB mtu 9000
 
 # conn_file DEV: the connection file of DEV (one connection per device here).
 conn_file() { compgen -G "$DBG/$1-qp*" | head -n 1; }
-# field FILE KEY: KEY's value in a connection file.
-field() { awk -v k="$2" '$1 == k { print $2 }' "$1" 2>/dev/null; }
+# The UML shell forks slowly under load (seconds per command with the
+# machine busy): the polling below uses bash builtins only, and the
+# "within a second" is the kernel's own measure (last_latency_ns: event to
+# callback; last_tx_latency_ns: event to the first FPDU of the new size).
+declare -A V
+# load FILE: its "key value" lines into V.
+load() {
+	local k v
+	V=()
+	while read -r k v; do V[$k]=$v; done <"$1"
+}
+ms() { local t=${EPOCHREALTIME/./}; MS=$((t / 1000)); }
 # mulpdu_of MTU: MPA MULPDU of one FPDU per segment (IPv4, TCP timestamps
 # as the namespace negotiates them, no markers; RFC 5044 4.4).
 TSOPT=$(in_a sysctl -n net.ipv4.tcp_timestamps)
 mulpdu_of() {
 	local emss=$(($1 - 40 - (TSOPT ? 12 : 0)))
-	echo $((emss - 6 - emss % 4))
+	MUL=$((emss - 6 - emss % 4))
 }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
-# follow WHAT KEY VALUE FILE...: every FILE shows KEY VALUE within a
-# second; record each file's last update latency.
+# follow WHAT KEY VALUE FILE...: every FILE comes to show KEY VALUE (the
+# shell waits up to 20 s); then each file's last update took under a
+# second, by the kernel's clock (and its FPDU size, for KEY tx_mulpdu).
 follow() {
-	local what=$1 key=$2 val=$3 t0 f ok lat
+	local what=$1 key=$2 val=$3 t0 f ok lat tx lats=''
 	shift 3
-	t0=$(now_ms)
+	ms
+	t0=$MS
 	while :; do
 		ok=1
-		for f in "$@"; do [ "$(field "$f" "$key")" = "$val" ] || ok=0; done
+		for f in "$@"; do
+			load "$f"
+			[ "${V[$key]:-}" = "$val" ] || ok=0
+		done
 		[ $ok = 1 ] && break
-		if [ $(($(now_ms) - t0)) -gt 1000 ]; then
+		ms
+		if [ $((MS - t0)) -gt 20000 ]; then
 			for f in "$@"; do show "$f"; done
-			fail "$what: $key is not $val after 1 s"
+			fail "$what: $key is not $val after 20 s"
 		fi
-		sleep 0.02
+		sleep 0.05
 	done
+	ms
 	for f in "$@"; do
-		lat=$(field "$f" last_latency_ns)
-		[ "${lat:--1}" -ge 0 ] && LATS+=("$lat")
+		load "$f"
+		lat=${V[last_latency_ns]:--1}
+		[ "$lat" -ge 0 ] && LATS+=("$lat")
+		lats+="$lat "
+		[ "$lat" -lt 1000000000 ] ||
+			fail "$what: $f's update came $lat ns after the event"
+		if [ "$key" = tx_mulpdu ] && [ "$lat" -ge 0 ]; then
+			tx=${V[last_tx_latency_ns]:--1}
+			if [ "$tx" -lt 0 ] || [ "$tx" -ge 1000000000 ]; then
+				fail "$what: $f's FPDU size followed $tx ns after the event"
+			fi
+			lats+="(tx $tx) "
+		fi
 	done
-	say "$what: $key $val at both ends after $(($(now_ms) - t0)) ms" \
-		"(latency $(for f in "$@"; do field "$f" last_latency_ns; done | tr '\n' ' ')ns)"
+	say "$what: $key $val (shell saw it after $((MS - t0)) ms; kernel ns: $lats)"
 }
 
 set_mtu() {
 	in_a ip link set vA mtu "$1"
 	in_b ip link set vB mtu "$1"
-	follow "MTU $1" mulpdu "$(mulpdu_of "$1")" "$FA" "$FB"
-	follow "MTU $1" tx_mulpdu "$(mulpdu_of "$1")" "$FA" "$FB"
-	follow "MTU $1" mtu "$1" "$FA" "$FB"
+	mulpdu_of "$1"
+	follow "MTU $1" tx_mulpdu "$MUL" "$FA" "$FB"
+	for f in "$FA" "$FB"; do
+		load "$f"
+		if [ "${V[mtu]}" != "$1" ] || [ "${V[mulpdu]}" != "$MUL" ]; then
+			fail "$f: mtu ${V[mtu]} mulpdu ${V[mulpdu]} after MTU $1"
+		fi
+	done
 }
 
 bg /tmp/trk-bw-server.log "${IN_B[@]}" ib_write_bw -R -d srB -p $PORT -s 65536 -D "$DUR" -F
@@ -98,9 +129,12 @@ wait_for 20 "the connection's debugfs file at both ends" \
 FA=$(conn_file srA)
 FB=$(conn_file srB)
 show "$FA"
-[ "$(field "$FA" mode)" = offload ] || fail "$FA: not in offload mode"
-[ "$(field "$FB" mode)" = offload ] || fail "$FB: not in offload mode"
-follow "connected at MTU 9000" tx_mulpdu "$(mulpdu_of 9000)" "$FA" "$FB"
+load "$FA"
+[ "${V[mode]}" = offload ] || fail "$FA: not in offload mode"
+load "$FB"
+[ "${V[mode]}" = offload ] || fail "$FB: not in offload mode"
+mulpdu_of 9000
+follow "connected at MTU 9000" tx_mulpdu "$MUL" "$FA" "$FB"
 LATS=()	# the hand-over has no event time
 
 # ---- 1. MTU 9000 -> 1500 -> 1280 ----
@@ -112,8 +146,8 @@ NEWMAC=02:00:5e:28:00:02
 in_b ip link set vB address $NEWMAC
 in_a ip neigh replace "$ADDR_B" lladdr $NEWMAC dev vA nud reachable
 follow "peer MAC changed" nh_mac $NEWMAC "$FA"
-[ "$(field "$FA" oif)" = "$(in_a cat /sys/class/net/vA/ifindex)" ] ||
-	fail "$FA: oif $(field "$FA" oif), not vA's"
+[ "${V[oif]}" = "$(in_a cat /sys/class/net/vA/ifindex)" ] ||
+	fail "$FA: oif ${V[oif]}, not vA's"
 
 # ---- 3. link down and up ----
 in_a ip link set vA down
@@ -123,18 +157,19 @@ sleep 1
 in_a ip link set vA up
 follow "vA up" link up "$FA" "$FB"
 follow "vA up" tx_hold 0 "$FA"
-route_back() { [ "$(field "$FA" route)" = ok ] && [ "$(field "$FA" nh_mac)" = $NEWMAC ]; }
-wait_for 10 "A's route to $ADDR_B and its next hop back" route_back
+follow "vA up" route ok "$FA"
+follow "vA up" nh_mac $NEWMAC "$FA"
 
-# ---- 4. and again, growing first ----
+# ---- 4. growing back, then down again ----
 set_mtu 9000
 set_mtu 1500
-set_mtu 1280
 show "$FA"
 show "$FB"
+load "$FA"
 for k in updates mtu_changes neigh_changes route_changes link_changes; do
-	say "$k: A $(field "$FA" $k), B $(field "$FB" $k)"
+	say "A's $k: ${V[$k]}"
 done
+[ "${V[mtu_changes]}" -ge 5 ] || fail "A: ${V[mtu_changes]} MTU callbacks for 5 changes"
 
 rc=0 src=0
 wait_pid "$client" $((DUR + 60)) || rc=$?
@@ -147,7 +182,9 @@ fi
 say "ok: the ib_write_bw -R -D $DUR stream completed through every change"
 wait_for 10 "no CM id left" cm_ids_empty
 
-med=$(printf '%s\n' "${LATS[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+# (a here-string: the VM has no /dev/fd for process substitution)
+mapfile -t SORTED <<<"$(printf '%s\n' "${LATS[@]}" | sort -n)"
+med=${SORTED[$(((${#SORTED[@]} - 1) / 2))]}
 say "update latency (netdev event -> softrnic callback), ${#LATS[@]} samples, ns:" \
-	"$(printf '%s\n' "${LATS[@]}" | sort -n | tr '\n' ' ')"
+	"${SORTED[*]}"
 say "median update latency: $((med / 1000)) us (target: under 1000 us)"
