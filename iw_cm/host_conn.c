@@ -879,3 +879,15 @@ void orcm_iw_conn_released(struct orcm_iw_conn *conn, int status)
 	hcm_conn_queue(conn);
 }
 EXPORT_SYMBOL(orcm_iw_conn_released);
+
+struct iw_cm_id *orcm_iw_conn_cm_id(struct orcm_iw_conn *conn)
+{
+	unsigned long flags;
+	struct iw_cm_id *cm_id;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	cm_id = conn->cm_id;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return cm_id;
+}
+EXPORT_SYMBOL(orcm_iw_conn_cm_id);

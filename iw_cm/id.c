@@ -55,6 +55,7 @@ static void iwcm_free(struct iwcm_id_priv *priv)
 	}
 	kfree(priv->reply_pd);
 	iwcm_host_put_net(priv);
+	mutex_destroy(&priv->track_mutex);
 	kfree(priv);
 }
 
@@ -104,6 +105,7 @@ struct iwcm_id_priv *iwcm_alloc_id(struct ib_device *device,
 	INIT_LIST_HEAD(&priv->pending);
 	INIT_LIST_HEAD(&priv->free_elems);
 	iwcm_event_init_id(priv);
+	iwcm_track_init_id(priv);
 	return priv;
 }
 
@@ -241,6 +243,10 @@ void iwcm_destroy(struct iwcm_id_priv *priv, bool from_worker)
 		return;
 	}
 	priv->destroyed = true;
+	spin_unlock_irq(&priv->lock);
+	/* No path callback for the id once its user let it go. */
+	iwcm_track_stop(priv);
+	spin_lock_irq(&priv->lock);
 	wait_event_lock_irq(priv->waitq, iwcm_destroy_may_proceed(priv),
 			    priv->lock);
 	old = priv->state;

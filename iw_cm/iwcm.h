@@ -15,10 +15,12 @@
 #define _OPENRDMA_IWCM_H
 
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <openrdma/offload_track.h>
 #include <rdma/iw_cm.h>
 
 /*
@@ -125,6 +127,14 @@ struct iwcm_id_priv {
 	 * listener's work, put by iwpm_unmap().
 	 */
 	struct iwpm_resv *pm_conn_resv;
+	/*
+	 * Path tracking (track.c): @track_mutex protects the three below
+	 * and is held across the subscriber's callbacks.
+	 */
+	struct mutex track_mutex;
+	struct orcm_track_sub *track_sub;	/* the driver's, or NULL */
+	struct orcm_track_path track_path;	/* as rdma_cm last pushed it */
+	bool track_dead;			/* iw_destroy_cm_id() called */
 	unsigned int inline_used;	/* of @inline_elems, in the pool */
 	struct iwcm_elem inline_elems[IWCM_INLINE_ELEMS];
 };
@@ -147,6 +157,10 @@ int iwcm_pool_fill(struct iwcm_id_priv *priv, unsigned int nr);
 struct iwcm_elem *iwcm_pool_get(struct iwcm_id_priv *priv);
 void iwcm_pool_put(struct iwcm_id_priv *priv, struct iwcm_elem *elem);
 void iwcm_destroy(struct iwcm_id_priv *priv, bool from_worker);
+
+/* track.c */
+void iwcm_track_init_id(struct iwcm_id_priv *priv);
+void iwcm_track_stop(struct iwcm_id_priv *priv);
 
 /* conn.c */
 bool iwcm_dev_has_iw_ops(const struct ib_device *dev);

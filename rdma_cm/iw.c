@@ -152,6 +152,7 @@ static int cma_iw_conn_request(struct iw_cm_id *iw_id,
 	iw_id->context = conn_id;
 	iw_id->cm_handler = cma_iw_handler;
 	conn_id->cm_id.iw = iw_id;
+	cma_track_iw_start(conn_id);
 
 	ev.event = RDMA_CM_EVENT_CONNECT_REQUEST;
 	ev.param.conn.private_data = iw_ev->private_data;
@@ -265,6 +266,7 @@ int cma_iw_connect(struct rdma_id_private *id_priv,
 	memcpy(&iw_id->remote_addr, cma_dst_addr(id_priv),
 	       sizeof(iw_id->remote_addr));
 	id_priv->cm_id.iw = iw_id;
+	cma_track_iw_start(id_priv);
 
 	ret = cma_qp_to_rtr(id_priv);
 	if (ret)

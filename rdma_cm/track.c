@@ -60,6 +60,7 @@
 #include <net/if_inet6.h>
 #include <net/neighbour.h>
 #include <net/netevent.h>
+#include <openrdma/offload_track.h>
 
 #include "cma_priv.h"
 #include "track.h"
@@ -166,6 +167,7 @@ void cma_track_init_id(struct rdma_id_private *id_priv)
 	for (k = 0; k < CMA_TRACK_NKINDS; k++)
 		INIT_LIST_HEAD(&t->link[k].item);
 	INIT_WORK(&t->work, cma_track_work);
+	atomic64_set(&t->ev_time, 0);
 }
 
 VISIBLE_IF_KUNIT void cma_track_index(struct rdma_id_private *id_priv,
@@ -311,6 +313,8 @@ static void cma_track_kick(struct rdma_id_private *id_priv,
 			   enum cma_track_ev ev)
 {
 	lockdep_assert_held(&cma_track_lock);
+	/* The oldest event not yet taken: the start of the latency. */
+	atomic64_cmpxchg(&id_priv->track.ev_time, 0, ktime_get_ns());
 	set_bit(ev, &id_priv->track.pending);
 	cma_id_get(id_priv);
 	if (!queue_work(cma_track_wq, &id_priv->track.work))
@@ -441,6 +445,11 @@ static void cma_track_neigh_fn(struct rdma_id_private *id_priv,
 {
 	const struct cma_track_neigh_arg *a = arg;
 
+	if (id_priv->track.neigh_path_only) {
+		/* iWARP: the offload interface's next hop, no ULP event. */
+		cma_track_kick(id_priv, CMA_TRACK_EV_REVALIDATE);
+		return;
+	}
 	if (!memcmp(id_priv->id.route.addr.dev_addr.dst_dev_addr, a->ha,
 		    a->len))
 		return;
@@ -603,6 +612,46 @@ static void cma_track_revalidate(struct rdma_id_private *id_priv)
 	}
 }
 
+/*
+ * The snapshot to iw_cm, which tells the driver subscribed to the id's
+ * iw_cm_id what changed (iw_cm/track.c). handler_mutex held: the snapshot's
+ * lock, and the id is not DESTROYING, so its iw_cm_id is alive.
+ */
+static void cma_track_push(struct rdma_id_private *id_priv, u64 when_ns)
+{
+	const struct cma_track_snap *s = &id_priv->track.snap;
+	struct orcm_track_path path = {
+		.mtu = s->mtu,
+		.oif = s->oif,
+		.link_up = s->link_up,
+		.route_ok = s->route_ok,
+		.addr_present = !s->addr_gone,
+		.updates = s->updates,
+		.event_time = ns_to_ktime(when_ns),
+	};
+
+	lockdep_assert_held(&id_priv->handler_mutex);
+	if (!cma_has_iw_cm(id_priv) || id_priv->internal_id ||
+	    !id_priv->id.route.addr.dev_addr.bound_dev_if)
+		return;
+	memcpy(path.nh_mac, s->nh_mac, ETH_ALEN);
+	orcm_iw_track_update(id_priv->cm_id.iw, &path);
+}
+
+VISIBLE_IF_KUNIT void cma_track_iw_start(struct rdma_id_private *id_priv)
+{
+	lockdep_assert_held(&id_priv->handler_mutex);
+	if (!cma_has_iw_cm(id_priv) || id_priv->internal_id ||
+	    !id_priv->id.route.addr.dev_addr.bound_dev_if)
+		return;
+	/* Its next hop too, which in-tree tracks for RoCE ids only. */
+	id_priv->track.neigh_path_only = true;
+	cma_track_index(id_priv, CMA_TRACK_NEIGH);
+	cma_track_revalidate(id_priv);
+	cma_track_push(id_priv, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_track_iw_start);
+
 static bool cma_track_deliver(struct rdma_id_private *id_priv,
 			      enum rdma_cm_event_type type, int status)
 {
@@ -616,6 +665,7 @@ static void cma_track_work(struct work_struct *work)
 	struct rdma_id_private *id_priv =
 		container_of(work, struct rdma_id_private, track.work);
 	unsigned long pending = xchg(&id_priv->track.pending, 0);
+	u64 when = atomic64_xchg(&id_priv->track.ev_time, 0);
 	enum rdma_cm_state state;
 
 	mutex_lock(&id_priv->handler_mutex);
@@ -626,8 +676,10 @@ static void cma_track_work(struct work_struct *work)
 	if (pending & BIT(CMA_TRACK_EV_ADDR_GONE))
 		id_priv->track.snap.addr_gone = true;
 	if (pending & (BIT(CMA_TRACK_EV_REVALIDATE) |
-		       BIT(CMA_TRACK_EV_ADDR_GONE)))
+		       BIT(CMA_TRACK_EV_ADDR_GONE))) {
 		cma_track_revalidate(id_priv);
+		cma_track_push(id_priv, when);
+	}
 
 	if ((pending & BIT(CMA_TRACK_EV_ADDR_CHANGE) &&
 	     cma_track_deliver(id_priv, RDMA_CM_EVENT_ADDR_CHANGE, 0)) ||

@@ -8,6 +8,7 @@
 #ifndef _RDMA_CM_TRACK_H
 #define _RDMA_CM_TRACK_H
 
+#include <linux/atomic.h>
 #include <linux/if_ether.h>
 #include <linux/list.h>
 #include <linux/types.h>
@@ -57,7 +58,18 @@ struct cma_track_link {
 struct cma_track {
 	struct cma_track_link	link[CMA_TRACK_NKINDS];
 	unsigned long		pending;	/* BIT(enum cma_track_ev) */
+	/*
+	 * ktime_get_ns() of the oldest notifier event the work has not
+	 * taken yet (0: none); set by cma_track_kick(), taken by the work.
+	 */
+	atomic64_t		ev_time;
 	struct work_struct	work;		/* cma_track_work() */
+	/*
+	 * Indexed by neighbour for its path only (an iWARP id, for the
+	 * offload interface): a MAC change re-validates, no UNREACHABLE.
+	 * Set before the id is indexed by neighbour; read by notifiers.
+	 */
+	bool			neigh_path_only;
 	struct cma_track_snap	snap;
 };
 
@@ -66,6 +78,12 @@ void cma_track_init_id(struct rdma_id_private *id_priv);
 void cma_track_attach(struct rdma_id_private *id_priv);
 /* Index by neighbour: after a RoCE route is resolved (as in-tree). */
 void cma_track_route(struct rdma_id_private *id_priv);
+/*
+ * An iWARP id got its iw_cm_id (connect, or an incoming connection):
+ * re-validate and hand the path to iw_cm for an offloaded RNIC's
+ * subscription (include/openrdma/offload_track.h). handler_mutex held.
+ */
+void cma_track_iw_start(struct rdma_id_private *id_priv);
 /* Take the id out of the index: before its own reference is dropped. */
 void cma_track_unlink(struct rdma_id_private *id_priv);
 

@@ -29,6 +29,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/unaligned.h>
+#include <openrdma/offload_track.h>
 
 #include "mpa.h"
 
@@ -159,27 +160,19 @@ EXPORT_SYMBOL_IF_KUNIT(softrnic_mpa_encode);
 
 /*
  * RFC 5044 section 4.4: the largest ULPDU whose FPDU (with its markers)
- * fits one segment of @emss octets, keeping the FPDU a multiple of 4.
+ * fits one segment of @emss octets (orcm_mpa_mulpdu(), shared with iw_cm's
+ * path tracking).
  */
 u32 softrnic_mulpdu(u32 emss, bool markers)
 {
-	u32 overhead = SOFTRNIC_MPA_HDR_LEN + SOFTRNIC_MPA_CRC_LEN + emss % 4;
-
-	if (markers)
-		overhead += SOFTRNIC_MPA_MARKER_LEN *
-			    DIV_ROUND_UP(emss, SOFTRNIC_MPA_MARKER_INTERVAL);
-	if (emss <= overhead)
-		return 0;
-	return min_t(u32, emss - overhead, SOFTRNIC_MPA_MAX_ULPDU & ~3U);
+	return orcm_mpa_mulpdu(emss, markers);
 }
 EXPORT_SYMBOL_IF_KUNIT(softrnic_mulpdu);
 
 /* The TCP payload of one segment on a path of @mtu octets. */
 u32 softrnic_emss(u32 mtu, bool ipv6, u32 tcp_opt_len)
 {
-	u32 hdrs = (ipv6 ? 40 : 20) + 20 + tcp_opt_len;
-
-	return mtu > hdrs ? mtu - hdrs : 0;
+	return orcm_mpa_emss(mtu, ipv6, tcp_opt_len);
 }
 EXPORT_SYMBOL_IF_KUNIT(softrnic_emss);
 

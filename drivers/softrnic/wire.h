@@ -16,6 +16,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <openrdma/offload_track.h>
 
 #include "softrnic.h"
 #include "mpa.h"
@@ -37,6 +38,28 @@ enum {
 	SR_CONN_ABORT,		/* abortive close: RST on release */
 	SR_CONN_RELEASED,	/* socket gone, iw_cm told */
 	SR_CONN_DEAD,		/* destroy: no work may start */
+};
+
+/* The classes of path change (wire_track.c), counted per connection. */
+enum sr_trk_class {
+	SR_TRK_ROUTE,
+	SR_TRK_NEIGH,
+	SR_TRK_MTU,
+	SR_TRK_LINK,
+	SR_TRK_ADDR,
+	SR_TRK_NCLASS
+};
+
+/* The path as the offload interface told it (wire_track.c); trk_lock. */
+struct sr_trk {
+	struct orcm_track_path path;	/* the last one notified */
+	u32 mulpdu_want;		/* for tx: 0 keeps the current */
+	ktime_t want_time;		/* event_time of @mulpdu_want's update */
+	s64 tx_lat_ns;			/* its event -> tx took it; -1 none */
+	bool hold;			/* link down: tx sends nothing new */
+	u32 nr_updates;			/* updates notified */
+	u32 nr_class[SR_TRK_NCLASS];	/* callbacks per class */
+	s64 last_lat_ns;		/* netdev event -> callback; -1 none */
 };
 
 /* An inbound RDMA READ that we serve (IRD). */
@@ -89,6 +112,7 @@ struct sr_conn {
 	struct mutex tx_mutex;
 	struct softrnic_mpa_tx mtx;
 	u32 mulpdu;
+	u32 mulpdu_cap;			/* @ulpdu and @txbuf fit this MULPDU */
 	u8 *ulpdu;			/* @mulpdu octets */
 	u8 *txbuf;			/* one FPDU of @mulpdu, markers too */
 	bool tx_more;			/* more of its message follows (MSG_MORE) */
@@ -107,6 +131,13 @@ struct sr_conn {
 	bool rqe_valid;
 	u32 rqe_len;			/* its SGE list's length */
 	u32 rqe_got;			/* octets placed so far */
+
+	/* Path tracking, offload_cm (wire_track.c). */
+	struct orcm_track_sub trk_sub;
+	bool trk_subscribed;		/* set at attach, cleared at release */
+	spinlock_t trk_lock;		/* protects @trk */
+	struct sr_trk trk;
+	struct dentry *trk_dbg;		/* softrnic/<dev>-qp<N> */
 };
 
 extern struct workqueue_struct *sr_wire_wq;
@@ -124,6 +155,15 @@ void sr_conn_terminate(struct sr_conn *c, const struct softrnic_term_cause *caus
 void sr_conn_peer_fin(struct sr_conn *c, int status);
 void sr_conn_tell_closed(struct sr_conn *c);
 void sr_conn_queue_release(struct sr_conn *c, unsigned long delay);
+int sr_conn_tx_bufs(struct sr_conn *c, u32 mulpdu);
+
+/* wire_track.c */
+void sr_track_init(void);
+void sr_track_exit(void);
+void sr_track_attach(struct sr_conn *c, struct orcm_iw_conn *conn);
+void sr_track_release(struct sr_conn *c);
+void sr_track_free(struct sr_conn *c);
+bool sr_track_tx(struct sr_conn *c);
 
 /* wire_tx.c */
 void sr_tx_work(struct work_struct *w);

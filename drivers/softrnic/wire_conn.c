@@ -26,11 +26,15 @@ struct workqueue_struct *sr_wire_wq;
 int sr_wire_init(void)
 {
 	sr_wire_wq = alloc_workqueue("softrnic_wire", WQ_MEM_RECLAIM, 0);
-	return sr_wire_wq ? 0 : -ENOMEM;
+	if (!sr_wire_wq)
+		return -ENOMEM;
+	sr_track_init();
+	return 0;
 }
 
 void sr_wire_exit(void)
 {
+	sr_track_exit();
 	destroy_workqueue(sr_wire_wq);
 }
 
@@ -183,6 +187,8 @@ static void sr_conn_release(struct sr_conn *c)
 {
 	if (test_and_set_bit(SR_CONN_RELEASED, &c->flags))
 		return;
+	/* No path callback once iw_cm may report the end. */
+	sr_track_release(c);
 	sr_sk_restore(c);
 	cancel_work_sync(&c->rx_work);
 	sr_rx_flush(c);
@@ -226,6 +232,7 @@ static void sr_rel_work(struct work_struct *w)
 
 static void sr_conn_free(struct sr_conn *c)
 {
+	sr_track_free(c);
 	if (!sr_conn_tx_in_place(c))
 		kvfree(c->ulpdu);
 	kvfree(c->txbuf);
@@ -237,12 +244,43 @@ static void sr_conn_free(struct sr_conn *c)
 }
 
 /*
- * Transmit buffers fit one FPDU of @mulpdu with its markers. The receive
- * parser's buffer starts at the same FPDU, the likely size of the peer's
- * on the same path, and grows for a longer one (up to 65535 octets of
- * ULPDU, softrnic_mpa_rx_init()). Without
- * markers the ULPDU is built where the FPDU carries it, in @txbuf, and
- * framed there (softrnic_mpa_encode_inplace()): no copy.
+ * Transmit buffers that fit one FPDU of @mulpdu with its markers, in place
+ * of the current ones (none at alloc; tx_mutex held, nothing framed
+ * waiting, when the path grows). Without markers the ULPDU is built where
+ * the FPDU carries it, in @txbuf, and framed there
+ * (softrnic_mpa_encode_inplace()): no copy. On failure the old buffers stay.
+ */
+int sr_conn_tx_bufs(struct sr_conn *c, u32 mulpdu)
+{
+	u32 fpdu = softrnic_mpa_fpdu_len(mulpdu);
+	u8 *txbuf, *ulpdu;
+
+	txbuf = kvmalloc(fpdu + SOFTRNIC_MPA_MARKER_LEN * (fpdu / 508 + 2),
+			 GFP_KERNEL);
+	if (!txbuf)
+		return -ENOMEM;
+	if (!c->mtx.markers) {
+		ulpdu = txbuf + SOFTRNIC_MPA_HDR_LEN;
+	} else {
+		ulpdu = kvmalloc(mulpdu, GFP_KERNEL);
+		if (!ulpdu) {
+			kvfree(txbuf);
+			return -ENOMEM;
+		}
+	}
+	if (c->txbuf && !sr_conn_tx_in_place(c))
+		kvfree(c->ulpdu);
+	kvfree(c->txbuf);
+	c->txbuf = txbuf;
+	c->ulpdu = ulpdu;
+	c->mulpdu_cap = mulpdu;
+	return 0;
+}
+
+/*
+ * The receive parser's buffer starts at the connection's FPDU, the likely
+ * size of the peer's on the same path, and grows for a longer one (up to
+ * 65535 octets of ULPDU, softrnic_mpa_rx_init()).
  */
 static struct sr_conn *sr_conn_alloc(const struct orcm_iw_mpa_params *p,
 				     u32 mulpdu)
@@ -254,16 +292,12 @@ static struct sr_conn *sr_conn_alloc(const struct orcm_iw_mpa_params *p,
 		return NULL;
 	c->ird_size = min_t(u32, p->ird, SR_MAX_IRD) + 1;
 	c->ord_size = min_t(u32, p->ord, SR_MAX_ORD) + 1;
-	c->txbuf = kvmalloc(fpdu + SOFTRNIC_MPA_MARKER_LEN * (fpdu / 508 + 2),
-			    GFP_KERNEL);
-	if (!p->markers_tx)
-		c->ulpdu = c->txbuf ? c->txbuf + SOFTRNIC_MPA_HDR_LEN : NULL;
-	else
-		c->ulpdu = kvmalloc(mulpdu, GFP_KERNEL);
+	c->mtx.markers = p->markers_tx;
 	c->rxchunk = kvmalloc(SR_RX_CHUNK, GFP_KERNEL);
 	c->ird = kvcalloc(c->ird_size, sizeof(*c->ird), GFP_KERNEL);
 	c->ord = kvcalloc(c->ord_size, sizeof(*c->ord), GFP_KERNEL);
-	if (!c->ulpdu || !c->txbuf || !c->rxchunk || !c->ird || !c->ord ||
+	if (sr_conn_tx_bufs(c, mulpdu) || !c->rxchunk || !c->ird ||
+	    !c->ord ||
 	    softrnic_mpa_rx_init(&c->mrx, fpdu, p->crc, p->markers_rx)) {
 		sr_conn_free(c);
 		return NULL;
@@ -327,9 +361,12 @@ int sr_conn_attach(struct sr_qp *qp, struct socket *sock,
 			return err;
 		}
 	}
+	sr_track_attach(c, conn);
 	qp->conn = c;
 	/* Data may have come before the callbacks were ours. */
 	queue_work(sr_wire_wq, &c->rx_work);
+	if (c->trk_subscribed)	/* the notified FPDU size */
+		queue_work(sr_wire_wq, &c->tx_work);
 	return 0;
 }
 

@@ -412,6 +412,9 @@ void sr_tx_work(struct work_struct *w)
 					       SIW_WC_SUCCESS);
 			}
 		}
+		/* Between FPDUs: the path's FPDU size and link (offload). */
+		if (!c->tx_len && sr_track_tx(c))
+			goto out;
 		if (!tx_next(c) && !c->tx_len)
 			goto out;
 	}

@@ -96,6 +96,18 @@ void orcm_iw_conn_peer_closed(struct orcm_iw_conn *conn);
  */
 void orcm_iw_conn_released(struct orcm_iw_conn *conn, int status);
 
+/**
+ * orcm_iw_conn_cm_id() - the iw_cm_id of an attached connection
+ * @conn: the connection ->attach() was given
+ *
+ * For orcm_iw_track_subscribe() (<openrdma/offload_track.h>). Valid from
+ * ->attach() until orcm_iw_conn_released(): the connection holds a
+ * reference on the id until then.
+ *
+ * Return: the id, or NULL once the connection has delivered its end.
+ */
+struct iw_cm_id *orcm_iw_conn_cm_id(struct orcm_iw_conn *conn);
+
 /* iw_connect ... iw_destroy_listen of the host CM, for ib_set_device_ops(). */
 extern const struct ib_device_ops orcm_iw_host_device_ops;
 

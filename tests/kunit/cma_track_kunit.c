@@ -15,7 +15,11 @@
  * - destroy racing events: no event after rdma_destroy_id() returns; a
  *   handler that asks for its id's end while the id's work is queued again;
  * - an event costs what it touches: with 10,000 ids on other netdevs, an
- *   MTU change visits only the ids on its netdev.
+ *   MTU change visits only the ids on its netdev;
+ * - the offload interface (include/openrdma/offload_track.h): a driver's
+ *   subscription on an id's iw_cm_id gets exactly its connection's changes,
+ *   in process context, with the new values; no callback after unsubscribe
+ *   returns, even racing an event; none after the id's end.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,6 +33,8 @@
 #include <linux/vmalloc.h>
 #include <net/arp.h>
 #include <net/neighbour.h>
+#include <openrdma/offload_track.h>
+#include <rdma/iw_cm.h>
 
 #include "rdma_cm/cma_priv.h"
 
@@ -457,6 +463,346 @@ static void cma_track_scale_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cma_track_visits() - visits, 3);
 }
 
+/* ---- the offload interface ---- */
+
+struct kt_sub {
+	struct orcm_track_sub	sub;
+	atomic_t		n[5];		/* route, neigh, mtu, link, addr */
+	atomic_t		bad_ctx;	/* a callback not in process context */
+	atomic_t		in_cb;		/* callbacks running now */
+	atomic_t		late;		/* callbacks begun after @gone */
+	bool			gone;		/* unsubscribed (or id ended) */
+	unsigned int		sleep_us;	/* widen the callback */
+	struct orcm_track_path	last;
+};
+
+static void kt_sub_note(struct orcm_track_sub *sub,
+			const struct orcm_track_path *path, int cls)
+{
+	struct kt_sub *k = container_of(sub, struct kt_sub, sub);
+
+	atomic_inc(&k->in_cb);
+	if (READ_ONCE(k->gone))
+		atomic_inc(&k->late);
+	if (!in_task() || irqs_disabled())
+		atomic_inc(&k->bad_ctx);
+	k->last = *path;
+	atomic_inc(&k->n[cls]);
+	if (k->sleep_us)
+		usleep_range(k->sleep_us, k->sleep_us + 50);
+	atomic_dec(&k->in_cb);
+}
+
+static void kt_sub_route(struct orcm_track_sub *sub,
+			 const struct orcm_track_path *path)
+{
+	kt_sub_note(sub, path, 0);
+}
+
+static void kt_sub_neigh(struct orcm_track_sub *sub,
+			 const struct orcm_track_path *path)
+{
+	kt_sub_note(sub, path, 1);
+}
+
+static void kt_sub_mtu(struct orcm_track_sub *sub,
+		       const struct orcm_track_path *path)
+{
+	kt_sub_note(sub, path, 2);
+}
+
+static void kt_sub_link(struct orcm_track_sub *sub,
+			const struct orcm_track_path *path)
+{
+	kt_sub_note(sub, path, 3);
+}
+
+static void kt_sub_addr(struct orcm_track_sub *sub,
+			const struct orcm_track_path *path)
+{
+	kt_sub_note(sub, path, 4);
+}
+
+static const struct orcm_track_ops kt_sub_ops = {
+	.route_changed = kt_sub_route,
+	.neigh_changed = kt_sub_neigh,
+	.mtu_changed = kt_sub_mtu,
+	.link_changed = kt_sub_link,
+	.addr_removed = kt_sub_addr,
+};
+
+static int kt_iw_handler(struct iw_cm_id *cm_id, struct iw_cm_event *ev)
+{
+	return 0;
+}
+
+/*
+ * Give @id_priv an iw_cm_id, as rdma_connect() or an incoming connection
+ * does (on a fake device: the id stays idle, no device op is called), and
+ * start its tracking as they do. rdma_destroy_id() destroys the iw_cm_id.
+ */
+static struct ib_device kt_fake_ibdev;
+
+static struct iw_cm_id *kt_iw(struct kunit *test,
+			      struct rdma_id_private *id_priv)
+{
+	struct iw_cm_id *cm_id;
+
+	cm_id = iw_create_cm_id(&kt_fake_ibdev, kt_iw_handler, id_priv);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cm_id));
+	cm_id->local_addr.ss_family = AF_INET;
+	mutex_lock(&id_priv->handler_mutex);
+	id_priv->cm_id.iw = cm_id;
+	id_priv->cm_is_ib = false;
+	cma_track_iw_start(id_priv);
+	mutex_unlock(&id_priv->handler_mutex);
+	return cm_id;
+}
+
+/* Subscribe @k to @cm_id; the current path's MTU is returned. */
+static u32 kt_subscribe_any(struct kunit *test, struct kt_sub *k,
+			    struct iw_cm_id *cm_id)
+{
+	struct orcm_track_path now;
+
+	k->sub.ops = &kt_sub_ops;
+	k->sub.tcp_opt_len = 12;
+	WRITE_ONCE(k->gone, false);
+	KUNIT_ASSERT_EQ(test, orcm_iw_track_subscribe(cm_id, &k->sub, &now),
+			0);
+	k->last = now;
+	return now.mtu;
+}
+
+/* ... on a path of MTU 1500: the MSS and MULPDU that follow. */
+static void kt_subscribe(struct kunit *test, struct kt_sub *k,
+			 struct iw_cm_id *cm_id)
+{
+	KUNIT_EXPECT_EQ(test, kt_subscribe_any(test, k, cm_id), 1500);
+	/* 1500 - 20 (IPv4) - 20 (TCP) - 12 (timestamps), 6 of framing */
+	KUNIT_EXPECT_EQ(test, k->last.mss, 1448);
+	KUNIT_EXPECT_EQ(test, k->last.mulpdu, 1442);
+}
+
+static void kt_unsubscribe(struct kt_sub *k)
+{
+	orcm_iw_track_unsubscribe(&k->sub);
+	WRITE_ONCE(k->gone, true);
+}
+
+static int kt_sub_total(struct kt_sub *k)
+{
+	int i, t = 0;
+
+	for (i = 0; i < ARRAY_SIZE(k->n); i++)
+		t += atomic_read(&k->n[i]);
+	return t;
+}
+
+static void kt_set_mtu(struct kunit *test, struct net_device *ndev, int mtu)
+{
+	int ret;
+
+	rtnl_lock();
+	ret = dev_set_mtu(ndev, mtu);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, ret, 0);
+}
+
+/*
+ * Each class reaches exactly the subscription of the connection it
+ * concerns, from process context, with the new values: MTU (with MSS and
+ * MULPDU), link down and up, local address removed through the real
+ * notifier path; next hop and route through iw_cm's own update (the fake
+ * netdevs have no routes: rdma_cm finds none, consistently).
+ */
+static void cma_track_offload_events_test(struct kunit *test)
+{
+	struct net_device *a = kt_ndev(test, false);
+	struct net_device *b = kt_ndev(test, false);
+	struct kt_ctx ca = {}, cb = {};
+	struct rdma_id_private *ia1, *ia2, *ib;
+	struct iw_cm_id *wa1, *wa2, *wb;
+	struct kt_sub *sa1, *sa2, *sb;
+	struct orcm_track_path p;
+	__be32 ip = in_aton("198.18.9.1");
+
+	sa1 = kunit_kzalloc(test, sizeof(*sa1), GFP_KERNEL);
+	sa2 = kunit_kzalloc(test, sizeof(*sa2), GFP_KERNEL);
+	sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, sa1 && sa2 && sb);
+	ia1 = kt_id_raw(test, &ca, a->ifindex, a->dev_addr, "198.18.9.1",
+			"198.18.9.2", NULL, false, false);
+	ia2 = kt_id_raw(test, &ca, a->ifindex, a->dev_addr, "198.18.9.3",
+			"198.18.9.2", NULL, false, false);
+	ib = kt_id_raw(test, &cb, b->ifindex, b->dev_addr, "198.18.9.5",
+		       "198.18.9.2", NULL, false, false);
+	wa1 = kt_iw(test, ia1);
+	wa2 = kt_iw(test, ia2);
+	wb = kt_iw(test, ib);
+	KUNIT_EXPECT_TRUE(test, cma_track_indexed(ia1, CMA_TRACK_NEIGH));
+	kt_subscribe(test, sa1, wa1);
+	kt_subscribe(test, sa2, wa2);
+	kt_subscribe(test, sb, wb);
+	KUNIT_EXPECT_EQ(test, orcm_iw_track_subscribe(wa1, &sb->sub, &p),
+			-EBUSY);
+
+	/* MTU of a: both a subscriptions, mtu_changed only, new values. */
+	kt_set_mtu(test, a, 1280);
+	cma_track_flush();
+	KUNIT_EXPECT_EQ(test, atomic_read(&sa1->n[2]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sa2->n[2]), 1);
+	KUNIT_EXPECT_EQ(test, kt_sub_total(sa1), 1);
+	KUNIT_EXPECT_EQ(test, kt_sub_total(sb), 0);
+	KUNIT_EXPECT_EQ(test, sa1->last.mtu, 1280);
+	KUNIT_EXPECT_EQ(test, sa1->last.mss, 1228);
+	KUNIT_EXPECT_EQ(test, sa1->last.mulpdu, 1222);
+	KUNIT_EXPECT_NE(test, ktime_to_ns(sa1->last.event_time), 0);
+	KUNIT_EXPECT_LE(test, ktime_to_ns(sa1->last.event_time),
+			ktime_get_ns());
+	/* Markers: 4 octets per 512 of the segment (3 for 1248). */
+	sa1->sub.markers = true;
+	kt_set_mtu(test, a, 1300);
+	cma_track_flush();
+	KUNIT_EXPECT_EQ(test, sa1->last.mss, 1248);
+	KUNIT_EXPECT_EQ(test, sa1->last.mulpdu, 1248 - 6 - 12);
+	KUNIT_EXPECT_EQ(test, sa2->last.mulpdu, 1242);
+
+	/* Link down and up on b: sb's link_changed, nothing else. */
+	rtnl_lock();
+	dev_close(b);
+	rtnl_unlock();
+	cma_track_flush();
+	KUNIT_EXPECT_EQ(test, atomic_read(&sb->n[3]), 1);
+	KUNIT_EXPECT_FALSE(test, sb->last.link_up);
+	rtnl_lock();
+	KUNIT_EXPECT_EQ(test, dev_open(b, NULL), 0);
+	rtnl_unlock();
+	cma_track_flush();
+	KUNIT_EXPECT_EQ(test, atomic_read(&sb->n[3]), 2);
+	KUNIT_EXPECT_TRUE(test, sb->last.link_up);
+	KUNIT_EXPECT_EQ(test, kt_sub_total(sb), 2);
+	KUNIT_EXPECT_EQ(test, kt_sub_total(sa1), 2);
+
+	/* ia1's local address removed: sa1 only, once. */
+	cma_track_addr_event(NETDEV_DOWN, a, AF_INET, &ip);
+	cma_track_flush();
+	KUNIT_EXPECT_EQ(test, atomic_read(&sa1->n[4]), 1);
+	KUNIT_EXPECT_FALSE(test, sa1->last.addr_present);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sa2->n[4]), 0);
+	cma_track_addr_event(NETDEV_DOWN, a, AF_INET, &ip);
+	cma_track_flush();
+	KUNIT_EXPECT_EQ(test, atomic_read(&sa1->n[4]), 1);
+
+	/* Next hop MAC, then output netdev: one class each. */
+	mutex_lock(&ia2->handler_mutex);
+	p = sa2->last;
+	eth_random_addr(p.nh_mac);
+	orcm_iw_track_update(wa2, &p);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sa2->n[1]), 1);
+	KUNIT_EXPECT_TRUE(test, ether_addr_equal(sa2->last.nh_mac, p.nh_mac));
+	p.oif = b->ifindex;
+	p.route_ok = true;
+	orcm_iw_track_update(wa2, &p);
+	mutex_unlock(&ia2->handler_mutex);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sa2->n[0]), 1);
+	KUNIT_EXPECT_EQ(test, sa2->last.oif, b->ifindex);
+	KUNIT_EXPECT_EQ(test, kt_sub_total(sa2), 4);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&sa1->bad_ctx) +
+			atomic_read(&sa2->bad_ctx) +
+			atomic_read(&sb->bad_ctx), 0);
+	/* No ULP event for any of it. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ca.addr_change) +
+			atomic_read(&ca.unreachable) + atomic_read(&ca.other) +
+			atomic_read(&cb.other), 0);
+	kt_unsubscribe(sa1);
+	kt_unsubscribe(sa2);
+	kt_unsubscribe(sb);
+	kt_set_mtu(test, a, 1500);
+	cma_track_flush();
+	KUNIT_EXPECT_EQ(test, atomic_read(&sa1->late) +
+			atomic_read(&sa2->late), 0);
+}
+
+/*
+ * Unsubscribe racing an event: callbacks that sleep, unsubscribed while
+ * the MTU change is being delivered. None begins after unsubscribe has
+ * returned, and none is still running then.
+ */
+static void cma_track_offload_unsub_race_test(struct kunit *test)
+{
+	struct net_device *a = kt_ndev(test, false);
+	struct rdma_id_private *id_priv;
+	struct kt_ctx c = {};
+	struct iw_cm_id *cm_id;
+	struct kt_sub *k;
+	int i, running = 0;
+
+	k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	k->sleep_us = 300;
+	id_priv = kt_id_raw(test, &c, a->ifindex, a->dev_addr, "198.18.9.1",
+			    "198.18.9.2", NULL, false, false);
+	cm_id = kt_iw(test, id_priv);
+	for (i = 0; i < 100; i++) {
+		kt_subscribe_any(test, k, cm_id);
+		/* One real change each time (two would coalesce to none). */
+		kt_set_mtu(test, a, i & 1 ? 1500 : 1400);
+		usleep_range(i * 5, i * 5 + 10);
+		kt_unsubscribe(k);
+		running += atomic_read(&k->in_cb);
+		cma_track_flush();
+	}
+	KUNIT_EXPECT_EQ(test, running, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->late), 0);
+	/* The race was run: callbacks came while subscribed, not always. */
+	KUNIT_EXPECT_GT(test, kt_sub_total(k), 0);
+	kunit_info(test, "%d callbacks in 100 races", kt_sub_total(k));
+}
+
+/*
+ * The id's end: once rdma_destroy_id() has returned (the end the ULP
+ * causes), no callback, even with a change announced just before, while
+ * the driver has not unsubscribed yet.
+ */
+static void cma_track_offload_end_test(struct kunit *test)
+{
+	struct net_device *a = kt_ndev(test, false);
+	struct rdma_id_private *id_priv;
+	struct kt_ctx c = {};
+	struct iw_cm_id *cm_id;
+	struct kt_sub *k;
+	int i, seen;
+
+	k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	k->sleep_us = 100;
+	for (i = 0; i < 50; i++) {
+		id_priv = kt_id_raw(test, &c, a->ifindex, a->dev_addr,
+				    "198.18.9.1", "198.18.9.2", NULL, false,
+				    true);
+		cm_id = kt_iw(test, id_priv);
+		kt_subscribe(test, k, cm_id);
+		kt_set_mtu(test, a, 1400);
+		usleep_range(0, i * 4);
+		rdma_destroy_id(&id_priv->id);
+		WRITE_ONCE(k->gone, true);
+		seen = kt_sub_total(k);
+		KUNIT_EXPECT_EQ(test, atomic_read(&k->in_cb), 0);
+		kt_set_mtu(test, a, 1500);
+		cma_track_flush();
+		KUNIT_EXPECT_EQ(test, kt_sub_total(k), seen);
+		/* The subscription's reference kept the iw_cm_id's memory. */
+		orcm_iw_track_unsubscribe(&k->sub);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->late), 0);
+	/* Some changes did reach a live subscription. */
+	KUNIT_EXPECT_GT(test, kt_sub_total(k), 0);
+	kunit_info(test, "%d callbacks before the ends of 50 ids",
+		   kt_sub_total(k));
+}
+
 static struct kunit_case cma_track_cases[] = {
 	KUNIT_CASE(cma_track_failover_test),
 	KUNIT_CASE(cma_track_neigh_test),
@@ -464,6 +810,9 @@ static struct kunit_case cma_track_cases[] = {
 	KUNIT_CASE(cma_track_addr_test),
 	KUNIT_CASE_SLOW(cma_track_destroy_race_test),
 	KUNIT_CASE_SLOW(cma_track_scale_test),
+	KUNIT_CASE(cma_track_offload_events_test),
+	KUNIT_CASE_SLOW(cma_track_offload_unsub_race_test),
+	KUNIT_CASE_SLOW(cma_track_offload_end_test),
 	{}
 };
 
