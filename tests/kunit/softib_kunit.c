@@ -207,8 +207,8 @@ static void sib_roundtrip(struct kunit *test)
 struct sib_rx {
 	struct softib_dev *sdev;
 	struct rvt_qp *qp1;
-	struct rvt_qp_ibdev qp_dev;	/* an empty QPN hash of one bucket */
-	struct rvt_qp __rcu *qp_bucket;
+	struct rvt_qp_ibdev qp_dev;	/* an empty QPN hash of two buckets */
+	struct rvt_qp __rcu *qp_buckets[2];
 };
 
 static void sib_rx_free(void *data)
@@ -238,7 +238,9 @@ static struct softib_port *sib_rx_port(struct kunit *test)
 			0);
 	KUNIT_ASSERT_NOT_NULL(test, rx->sdev);
 	KUNIT_ASSERT_NOT_NULL(test, rx->qp1);
-	rx->qp_dev.qp_table = &rx->qp_bucket;
+	rx->qp_dev.qp_table_size = ARRAY_SIZE(rx->qp_buckets);
+	rx->qp_dev.qp_table_bits = 1;
+	rx->qp_dev.qp_table = rx->qp_buckets;
 	rx->sdev->rdi.qp_dev = &rx->qp_dev;
 	spin_lock_init(&rx->qp1->r_lock);
 	rx->qp1->ibqp.qp_type = IB_QPT_GSI;
@@ -305,12 +307,17 @@ static void sib_rx_checks(struct kunit *test)
 	h = sib_good_hdr();
 	len = sib_make(&h, buf, 8);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_QP);
-	/* So does one to our LID's LMC range... */
+	/* So does one to the LMC range of our LID (base 4, LMC 2: 4..7). */
+	port->lid = 4;
 	port->lmc = 2;
 	h = sib_good_hdr();
-	h.dlid = SIB_LID | 3;
+	h.dlid = 7;
 	len = sib_make(&h, buf, 8);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_QP);
+	h.dlid = 8;
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_DLID);
+	port->lid = SIB_LID;
 	port->lmc = 0;
 
 	/* Shorter than its headers; shorter than its LRH says. */
