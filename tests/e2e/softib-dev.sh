@@ -67,15 +67,15 @@ wait_for 10 "ib2 gone with vC" bash -c "! rdma dev show ib2 2>/dev/null"
 # Bad input on the wire, from a raw socket on vB: each kind is dropped by
 # ib0 and counted under its reason, never delivered.
 declare -A before
-reasons="short icrc lver opcode dlid pkey"
-for r in $reasons; do before[$r]=$(sib_drops ib0 "$r"); done
+reasons=(short icrc lver opcode dlid pkey)
+for r in "${reasons[@]}"; do before[$r]=$(sib_drops ib0 "$r"); done
 N=5
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
-"$py" "$(dirname "$0")/softib-rawsend.py" vB "$N" $reasons || fail "raw sender failed"
+"$py" "$(dirname "$0")/softib-rawsend.py" vB "$N" "${reasons[@]}" || fail "raw sender failed"
 sleep 1
 cat "$SIB_DEBUGFS/ib0/drops"
-for r in $reasons; do
+for r in "${reasons[@]}"; do
 	got=$(($(sib_drops ib0 "$r") - before[$r]))
 	[ "$got" -eq "$N" ] || fail "ib0 counted $got '$r' drops, not $N"
 done
