@@ -20,6 +20,8 @@
 #define SOFTIB_H
 
 #include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <kunit/visibility.h>
 #include <linux/debugfs.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_mad.h>
@@ -110,6 +112,17 @@ struct softib_dev {
 	struct pci_dev fake_pdev;	/* only for rdmavt's message prefixes */
 	struct dentry *debugfs;
 	struct workqueue_struct *wq;	/* send engine (ud.c, rc.c) */
+	/* added by wt-softib (main.c) */
+	struct work_struct free_work;	/* rdmavt teardown after unregister */
+	bool registered;		/* rvt_register_device() succeeded */
+	bool live;			/* receive path may use it (RCU) */
+	bool carrier;			/* last link state told to the SMA */
+};
+
+/* rvt_qp.priv of every softib QP (qp.c) */
+struct softib_qp_priv {
+	struct rvt_qp *qp;
+	struct work_struct send_work;	/* runs the send engine on sdev->wq */
 };
 
 static inline struct softib_dev *to_sdev(struct ib_device *ibdev)
@@ -145,5 +158,21 @@ int softib_pma_process(struct softib_port *port, const struct ib_mad *in,
 
 /* stats.c */
 void softib_drop(struct softib_port *port, enum softib_drop why);
+
+/* added by wt-softib */
+/* main.c */
+struct softib_dev *softib_find_rcu(struct net_device *ndev);
+enum ib_mtu softib_max_mtu(struct softib_dev *sdev);
+enum ib_mtu softib_active_mtu(struct softib_port *port);
+/* qp.c: rdmavt's QP hooks */
+void softib_qp_init_driver_f(struct rvt_driver_provided *f);
+/* ud.c */
+void softib_ud_send(struct rvt_qp *qp);
+/* stats.c */
+u64 softib_drop_count(struct softib_port *port, enum softib_drop why);
+void softib_debugfs_add(struct softib_dev *sdev);
+void softib_debugfs_remove(struct softib_dev *sdev);
+void softib_debugfs_init(void);
+void softib_debugfs_exit(void);
 
 #endif /* SOFTIB_H */

@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softib: module, `rdma link add NAME type softib netdev NETDEV`, the
+ * rdmavt device (one InfiniBand port, node type CA), and its lifetime.
+ *
+ * rdmavt's teardown (rvt_unregister_device: the MAD agent, the QPN, lkey
+ * and WSS tables) must follow ib_unregister_device(), which `rdma link
+ * delete` and a vanishing netdev run without us. So: our ib_client's
+ * remove (it runs before the MAD layer's, clients go LIFO) frees rdmavt's
+ * MAD agent; dealloc_driver unlinks the device and defers the rest to
+ * softib_free_work(), which holds a device reference until it is done.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/etherdevice.h>
+#include <net/addrconf.h>
+#include <rdma/ib_sysfs.h>
+#include <rdma/rdma_netlink.h>
+#include "softib.h"
+#include "wire.h"
+
+#define SOFTIB_NODE_DESC	"softib"
+/* Carrier bytes a packet needs beyond its IB payload (LRH GRH BTH RETH ...) */
+#define SOFTIB_HDR_ROOM		96
+
+/* All softib devices: softib_lock for writers, RCU for the receive path. */
+static LIST_HEAD(softib_list);
+static DEFINE_MUTEX(softib_lock);
+/* softib_free_work() runs here; the module's exit drains it. */
+static struct workqueue_struct *softib_free_wq;
+
+struct softib_dev *softib_find_rcu(struct net_device *ndev)
+{
+	struct softib_dev *sdev;
+
+	list_for_each_entry_rcu(sdev, &softib_list, list)
+		if (sdev->ndev == ndev && READ_ONCE(sdev->live))
+			return sdev;
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(softib_find_rcu);
+
+static struct softib_dev *softib_find(struct net_device *ndev)
+{
+	struct softib_dev *sdev;
+
+	lockdep_assert_held(&softib_lock);
+	list_for_each_entry(sdev, &softib_list, list)
+		if (sdev->ndev == ndev)
+			return sdev;
+	return NULL;
+}
+
+/* The largest IB MTU whose packets fit the carrier's MTU. */
+enum ib_mtu softib_max_mtu(struct softib_dev *sdev)
+{
+	int room = (int)READ_ONCE(sdev->ndev->mtu) - SOFTIB_HDR_ROOM;
+	enum ib_mtu mtu;
+
+	for (mtu = SOFTIB_MAX_MTU; mtu > IB_MTU_256; mtu--)
+		if (ib_mtu_enum_to_int(mtu) <= room)
+			break;
+	return mtu;
+}
+EXPORT_SYMBOL_IF_KUNIT(softib_max_mtu);
+
+/* The neighbour MTU the SM set, within what the carrier takes. */
+enum ib_mtu softib_active_mtu(struct softib_port *port)
+{
+	enum ib_mtu max = softib_max_mtu(port->sdev);
+	u8 mtu = READ_ONCE(port->mtu);
+
+	return mtu && mtu < max ? mtu : max;
+}
+
+/* ---- rdmavt's calls into the driver ------------------------------------- */
+
+static struct pci_dev *softib_get_pci_dev(struct rvt_dev_info *rdi)
+{
+	return &rdi_to_sdev(rdi)->fake_pdev;
+}
+
+static int softib_query_port_state(struct rvt_dev_info *rdi, u32 port_num,
+				   struct ib_port_attr *props)
+{
+	struct softib_port *port = &rdi_to_sdev(rdi)->port;
+
+	props->lid = READ_ONCE(port->lid);
+	props->lmc = READ_ONCE(port->lmc);
+	props->state = READ_ONCE(port->state);
+	props->phys_state = READ_ONCE(port->phys_state);
+	props->max_mtu = softib_max_mtu(port->sdev);
+	props->active_mtu = softib_active_mtu(port);
+	props->gid_tbl_len = SOFTIB_NGUIDS;
+	props->max_vl_num = SOFTIB_NUM_VLS;
+	props->active_width = IB_WIDTH_4X;
+	props->active_speed = IB_SPEED_EDR;
+	props->init_type_reply = READ_ONCE(port->init_type_reply);
+	return 0;
+}
+
+static int softib_get_guid_be(struct rvt_dev_info *rdi,
+			      struct rvt_ibport *rvp, int guid_index,
+			      __be64 *guid)
+{
+	struct softib_port *port = container_of(rvp, struct softib_port, rvp);
+
+	if (guid_index < 0 || guid_index >= SOFTIB_NGUIDS)
+		return -EINVAL;
+	*guid = READ_ONCE(port->guids[guid_index]);
+	return 0;
+}
+
+static int softib_shut_down_port(struct rvt_dev_info *rdi, u32 port_num)
+{
+	return 0;
+}
+
+static void softib_cap_mask_chg(struct rvt_dev_info *rdi, u32 port_num)
+{
+}
+
+static int softib_modify_device(struct ib_device *ibdev, int mask,
+				struct ib_device_modify *props)
+{
+	if (mask & ~IB_DEVICE_MODIFY_NODE_DESC)
+		return -EOPNOTSUPP;
+	memcpy(ibdev->node_desc, props->node_desc, IB_DEVICE_NODE_DESC_MAX);
+	return 0;
+}
+
+/* /sys/class/infiniband/<dev>/ports/1/softib/carrier: the netdev's name */
+static ssize_t carrier_show(struct ib_device *ibdev, u32 port_num,
+			    struct ib_port_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", netdev_name(to_sdev(ibdev)->ndev));
+}
+
+static struct ib_port_attribute softib_port_attr_carrier = __ATTR_RO(carrier);
+
+static struct attribute *softib_port_attrs[] = {
+	&softib_port_attr_carrier.attr,
+	NULL
+};
+
+static const struct attribute_group softib_port_group = {
+	.name = "softib",
+	.attrs = softib_port_attrs,
+};
+
+static const struct attribute_group *softib_port_groups[] = {
+	&softib_port_group,
+	NULL
+};
+
+/* ---- the ib_client: frees rdmavt's MAD agent before the MAD layer goes -- */
+
+static void softib_dealloc_driver(struct ib_device *ibdev);
+
+static int softib_client_add(struct ib_device *ibdev)
+{
+	return ibdev->ops.dealloc_driver == softib_dealloc_driver ?
+	       0 : -EOPNOTSUPP;
+}
+
+static void softib_client_remove(struct ib_device *ibdev, void *data)
+{
+	struct softib_dev *sdev = to_sdev(ibdev);
+	struct rvt_ibport *rvp = &sdev->port.rvp;
+	struct ib_mad_agent *agent;
+
+	WRITE_ONCE(sdev->live, false);
+	agent = xchg(&rvp->send_agent, NULL);
+	if (agent)
+		ib_unregister_mad_agent(agent);
+	if (rvp->sm_ah) {
+		rdma_destroy_ah(&rvp->sm_ah->ibah, RDMA_DESTROY_AH_SLEEPABLE);
+		rvp->sm_ah = NULL;
+	}
+}
+
+static struct ib_client softib_client = {
+	.name = "softib",
+	.add = softib_client_add,
+	.remove = softib_client_remove,
+};
+
+/* ---- creation and removal ----------------------------------------------- */
+
+static const struct rvt_operation_params softib_post_parms[RVT_OPERATION_MAX] = {
+	[IB_WR_SEND] = {
+		.length = sizeof(struct ib_send_wr),
+		.qpt_support = BIT(IB_QPT_UD) | BIT(IB_QPT_SMI) |
+			       BIT(IB_QPT_GSI),
+	},
+	[IB_WR_SEND_WITH_IMM] = {
+		.length = sizeof(struct ib_send_wr),
+		.qpt_support = BIT(IB_QPT_UD),
+	},
+	[IB_WR_REG_MR] = {
+		.length = sizeof(struct ib_reg_wr),
+		.qpt_support = BIT(IB_QPT_UD),
+		.flags = RVT_OPERATION_LOCAL,
+	},
+	[IB_WR_LOCAL_INV] = {
+		.length = sizeof(struct ib_send_wr),
+		.qpt_support = BIT(IB_QPT_UD),
+		.flags = RVT_OPERATION_LOCAL,
+	},
+};
+
+/* ib_wr_opcode -> ib_wc_opcode of its send completion */
+static const enum ib_wc_opcode softib_wc_opcode[] = {
+	[IB_WR_RDMA_WRITE] = IB_WC_RDMA_WRITE,
+	[IB_WR_RDMA_WRITE_WITH_IMM] = IB_WC_RDMA_WRITE,
+	[IB_WR_SEND] = IB_WC_SEND,
+	[IB_WR_SEND_WITH_IMM] = IB_WC_SEND,
+	[IB_WR_RDMA_READ] = IB_WC_RDMA_READ,
+	[IB_WR_ATOMIC_CMP_AND_SWP] = IB_WC_COMP_SWAP,
+	[IB_WR_ATOMIC_FETCH_AND_ADD] = IB_WC_FETCH_ADD,
+	[IB_WR_SEND_WITH_INV] = IB_WC_SEND,
+	[IB_WR_LOCAL_INV] = IB_WC_LOCAL_INV,
+	[IB_WR_REG_MR] = IB_WC_REG_MR,
+};
+
+static const struct ib_device_ops softib_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_QIB,	/* rdma-core's ipathverbs binds */
+	.uverbs_abi_ver = 2,		/* the qib user ABI rdmavt implements */
+
+	.dealloc_driver = softib_dealloc_driver,
+	.modify_device = softib_modify_device,
+	.port_groups = softib_port_groups,
+	.process_mad = softib_process_mad,
+};
+
+static void softib_set_dparms(struct softib_dev *sdev)
+{
+	struct rvt_driver_params *dp = &sdev->rdi.dparms;
+	struct ib_device_attr *a = &dp->props;
+
+	a->sys_image_guid = sdev->node_guid;
+	a->max_mr_size = ~0ULL;
+	a->page_size_cap = PAGE_SIZE;
+	a->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR |
+			      IB_DEVICE_BAD_QKEY_CNTR |
+			      IB_DEVICE_SHUTDOWN_PORT |
+			      IB_DEVICE_SYS_IMAGE_GUID |
+			      IB_DEVICE_PORT_ACTIVE_EVENT |
+			      IB_DEVICE_SRQ_RESIZE |
+			      IB_DEVICE_MEM_MGT_EXTENSIONS;
+	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	a->max_qp = 16384;
+	a->max_qp_wr = 16383;
+	a->max_send_sge = 96;
+	a->max_recv_sge = 96;
+	a->max_sge_rd = 96;
+	a->max_cq = 65535;
+	a->max_cqe = 65535;
+	a->max_pd = 65535;
+	a->max_mr = 65535;
+	a->max_ah = 65535;
+	a->max_srq = 1024;
+	a->max_srq_wr = 16383;
+	a->max_srq_sge = 96;
+	a->max_fast_reg_page_list_len = 512;
+	a->max_pkeys = SOFTIB_NPKEYS;
+	a->max_mcast_grp = 16384;
+	a->max_mcast_qp_attach = 16;
+	a->max_total_mcast_qp_attach = 16 * 16384;
+	a->max_qp_rd_atom = 16;
+	a->max_qp_init_rd_atom = 16;
+	a->max_res_rd_atom = 16 * 16384;
+	a->atomic_cap = IB_ATOMIC_NONE;
+
+	dp->lkey_table_size = 16;
+	dp->qp_table_size = 256;
+	dp->sge_copy_mode = RVT_SGE_COPY_MEMCPY;
+	dp->qpn_start = 1;
+	dp->qpn_inc = 1;
+	dp->qos_shift = 1;
+	dp->qpn_res_start = 0;
+	dp->qpn_res_end = 0;
+	dp->nports = 1;
+	dp->npkeys = SOFTIB_NPKEYS;
+	dp->node = NUMA_NO_NODE;
+	dp->psn_mask = 0xffffff;
+	dp->psn_shift = 8;
+	dp->psn_modify_mask = 0xffffff;
+	dp->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	dp->max_mad_size = IB_MGMT_MAD_SIZE;
+	dp->max_rdma_atomic = 16;
+}
+
+static void softib_port_setup(struct softib_dev *sdev)
+{
+	struct softib_port *port = &sdev->port;
+
+	port->sdev = sdev;
+	port->port_num = 1;
+	spin_lock_init(&port->rvp.lock);
+	port->rvp.mcast_tree = RB_ROOT;
+	port->rvp.gid_prefix = cpu_to_be64(0xfe80000000000000ULL);
+	port->rvp.port_cap_flags = IB_PORT_SYS_IMAGE_GUID_SUP |
+				   IB_PORT_CLIENT_REG_SUP;
+	port->rvp.subnet_timeout = 18;
+	port->state = IB_PORT_DOWN;
+	port->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	port->link_down_default = IB_PORT_PHYS_STATE_POLLING;
+	port->mtu = SOFTIB_MAX_MTU;
+	port->vl_high_limit = 1;
+	port->pkeys[0] = 0xffff;
+	/* One port: its GUID is the node's (as qib's first port). */
+	port->guids[0] = sdev->node_guid;
+	rvt_init_port(&sdev->rdi, &port->rvp, 0, port->pkeys);
+	softib_sma_port_init(port);
+}
+
+/* Tell the SMA when the carrier's state changes. */
+static void softib_carrier_check(struct softib_dev *sdev)
+{
+	bool up = netif_running(sdev->ndev) && netif_carrier_ok(sdev->ndev);
+
+	lockdep_assert_held(&softib_lock);
+	if (up == sdev->carrier)
+		return;
+	sdev->carrier = up;
+	softib_sma_link_change(&sdev->port, up);
+}
+
+/*
+ * softib_lock is not held across the registration: ib_core's clients (IPoIB)
+ * take the RTNL there, and our netdev notifier takes softib_lock under it.
+ * The device is on the list from the start (not live, not registered), so
+ * that a second `rdma link add` on the same netdev fails.
+ */
+static int softib_newlink(const char *name, struct net_device *ndev)
+{
+	struct rvt_dev_info *rdi;
+	struct softib_dev *sdev;
+	struct ib_device *ibdev;
+	int ret;
+
+	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN)
+		return -EINVAL;
+
+	rdi = rvt_alloc_device(sizeof(*sdev), 1);
+	if (!rdi)
+		return -ENOMEM;
+	sdev = rdi_to_sdev(rdi);
+	ibdev = &rdi->ibdev;
+	INIT_LIST_HEAD(&sdev->list);
+	sdev->ndev = ndev;
+	mutex_lock(&softib_lock);
+	if (softib_find(ndev)) {
+		mutex_unlock(&softib_lock);
+		ret = -EEXIST;
+		goto out_free;
+	}
+	list_add_tail_rcu(&sdev->list, &softib_list);
+	mutex_unlock(&softib_lock);
+
+	ret = -ENOMEM;
+	sdev->wq = alloc_workqueue("softib_%s", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				   0, name);
+	if (!sdev->wq)
+		goto out_unlist;
+	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+	sdev->fake_pdev.dev.init_name = "softib";
+
+	/* EUI-64 of the MAC, as IPv6 makes an interface ID (U/L bit flipped) */
+	addrconf_addr_eui48((u8 *)&sdev->node_guid, ndev->dev_addr);
+	ibdev->node_guid = sdev->node_guid;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	strscpy(ibdev->node_desc, SOFTIB_NODE_DESC, sizeof(ibdev->node_desc));
+	ret = dev_set_name(&ibdev->dev, "%s", name);
+	if (ret)
+		goto out_put;
+	ib_set_device_ops(ibdev, &softib_dev_ops);
+
+	rdi->driver_f.get_pci_dev = softib_get_pci_dev;
+	rdi->driver_f.query_port_state = softib_query_port_state;
+	rdi->driver_f.get_guid_be = softib_get_guid_be;
+	rdi->driver_f.shut_down_port = softib_shut_down_port;
+	rdi->driver_f.cap_mask_chg = softib_cap_mask_chg;
+	softib_qp_init_driver_f(&rdi->driver_f);
+	rdi->post_parms = softib_post_parms;
+	rdi->wc_opcode = softib_wc_opcode;
+	softib_set_dparms(sdev);
+	softib_port_setup(sdev);
+
+	ret = ib_device_set_netdev(ibdev, ndev, 1);
+	if (ret)
+		goto out_put;
+	ret = rvt_register_device(rdi);
+	if (ret)
+		goto out_put;
+
+	/* From here dealloc_driver and softib_free_work() undo everything. */
+	mutex_lock(&softib_lock);
+	sdev->registered = true;
+	softib_debugfs_add(sdev);
+	WRITE_ONCE(sdev->live, true);
+	softib_carrier_check(sdev);
+	/* The netdev went while we registered: follow it. */
+	if (ndev->reg_state != NETREG_REGISTERED)
+		ib_unregister_device_queued(ibdev);
+	mutex_unlock(&softib_lock);
+	return 0;
+
+out_put:
+	netdev_put(ndev, &sdev->ndev_tracker);
+	destroy_workqueue(sdev->wq);
+out_unlist:
+	mutex_lock(&softib_lock);
+	list_del_rcu(&sdev->list);
+	mutex_unlock(&softib_lock);
+	synchronize_rcu();
+out_free:
+	rvt_dealloc_device(rdi);
+	return ret;
+}
+
+/*
+ * After ib_unregister_device() (ours, rdma link delete's or the queued one
+ * of a vanishing netdev): rdmavt's teardown, then the last reference.
+ */
+static void softib_free_work(struct work_struct *work)
+{
+	struct softib_dev *sdev = container_of(work, struct softib_dev,
+					       free_work);
+	struct rvt_dev_info *rdi = &sdev->rdi;
+
+	/* Its ib_unregister_device() finds the device gone already. */
+	rvt_unregister_device(rdi);
+	destroy_workqueue(sdev->wq);
+	/* No receive handler can still hold sdev. */
+	synchronize_rcu();
+	kfree(rdi->ports);
+	rdi->ports = NULL;
+	put_device(&rdi->ibdev.dev);
+}
+
+/* Inside the unregistration, from ib_dealloc_device(). */
+static void softib_dealloc_driver(struct ib_device *ibdev)
+{
+	struct softib_dev *sdev = to_sdev(ibdev);
+
+	if (!sdev->registered)	/* newlink's own unwind */
+		return;
+	mutex_lock(&softib_lock);
+	list_del_rcu(&sdev->list);
+	mutex_unlock(&softib_lock);
+	softib_debugfs_remove(sdev);
+	/* No QP is left to send: the carrier may go. */
+	netdev_put(sdev->ndev, &sdev->ndev_tracker);
+	get_device(&ibdev->dev);
+	INIT_WORK(&sdev->free_work, softib_free_work);
+	queue_work(softib_free_wq, &sdev->free_work);
+}
+
+static struct rdma_link_ops softib_link_ops = {
+	.type = "softib",
+	.newlink = softib_newlink,
+};
+
+static int softib_netdev_event(struct notifier_block *nb, unsigned long event,
+			       void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct softib_dev *sdev;
+
+	mutex_lock(&softib_lock);
+	sdev = softib_find(ndev);
+	if (!sdev || !sdev->registered)
+		goto out;
+	switch (event) {
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		softib_carrier_check(sdev);
+		break;
+	case NETDEV_UNREGISTER:
+		ib_unregister_device_queued(&sdev->rdi.ibdev);
+		break;
+	default:
+		break;
+	}
+out:
+	mutex_unlock(&softib_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block softib_netdev_nb = {
+	.notifier_call = softib_netdev_event,
+};
+
+static void softib_unregister_all(void)
+{
+	struct softib_dev *sdev;
+
+	for (;;) {
+		mutex_lock(&softib_lock);
+		sdev = list_first_entry_or_null(&softib_list,
+						struct softib_dev, list);
+		if (sdev)
+			get_device(&sdev->rdi.ibdev.dev);
+		mutex_unlock(&softib_lock);
+		if (!sdev)
+			break;
+		ib_unregister_device(&sdev->rdi.ibdev);
+		put_device(&sdev->rdi.ibdev.dev);
+	}
+	/* The rdmavt teardowns queued by the unregistrations. */
+	flush_workqueue(softib_free_wq);
+}
+
+static int __init softib_init(void)
+{
+	int ret;
+
+	softib_free_wq = alloc_workqueue("softib_free", 0, 0);
+	if (!softib_free_wq)
+		return -ENOMEM;
+	ret = ib_register_client(&softib_client);
+	if (ret)
+		goto out_wq;
+	ret = register_netdevice_notifier(&softib_netdev_nb);
+	if (ret)
+		goto out_client;
+	softib_debugfs_init();
+	softib_net_init();
+	rdma_link_register(&softib_link_ops);
+	return 0;
+
+out_client:
+	ib_unregister_client(&softib_client);
+out_wq:
+	destroy_workqueue(softib_free_wq);
+	return ret;
+}
+
+static void __exit softib_exit(void)
+{
+	rdma_link_unregister(&softib_link_ops);
+	unregister_netdevice_notifier(&softib_netdev_nb);
+	softib_unregister_all();
+	softib_net_exit();
+	ib_unregister_client(&softib_client);
+	softib_debugfs_exit();
+	destroy_workqueue(softib_free_wq);
+}
+
+module_init(softib_init);
+module_exit(softib_exit);
+
+MODULE_DESCRIPTION("softib: a software InfiniBand HCA on rdmavt, over an Ethernet carrier");
+MODULE_LICENSE("GPL");
+MODULE_VERSION("0.1");
+MODULE_ALIAS_RDMA_LINK("softib");

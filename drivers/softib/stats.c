@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softib: drop counters. Every packet the receive path refuses is counted
+ * by reason; /sys/kernel/debug/softib/<ibdev>/drops lists each reason and
+ * its count.
+ */
+#include <linux/seq_file.h>
+#include "softib.h"
+
+static const char *const softib_drop_names[SOFTIB_DROP_NR] = {
+	[SOFTIB_DROP_SHORT] = "short",
+	[SOFTIB_DROP_ICRC] = "icrc",
+	[SOFTIB_DROP_LVER] = "lver",
+	[SOFTIB_DROP_DLID] = "dlid",
+	[SOFTIB_DROP_OPCODE] = "opcode",
+	[SOFTIB_DROP_QP] = "qp",
+	[SOFTIB_DROP_PKEY] = "pkey",
+	[SOFTIB_DROP_QKEY] = "qkey",
+	[SOFTIB_DROP_PSN] = "psn",
+	[SOFTIB_DROP_PORT_DOWN] = "port_down",
+	[SOFTIB_DROP_NO_RWQE] = "no_rwqe",
+	[SOFTIB_DROP_MAD] = "mad",
+};
+
+static struct dentry *softib_debugfs_root;
+
+static void softib_inc16(u16 *c)
+{
+	u16 v = READ_ONCE(*c);
+
+	if (v != U16_MAX)
+		WRITE_ONCE(*c, v + 1);
+}
+
+void softib_drop(struct softib_port *port, enum softib_drop why)
+{
+	if (WARN_ON_ONCE(why >= SOFTIB_DROP_NR))
+		return;
+	atomic64_inc(&port->cnt.drops[why]);
+	/* The PMA's and the SMA's views of the same events. */
+	switch (why) {
+	case SOFTIB_DROP_SHORT:
+	case SOFTIB_DROP_ICRC:
+	case SOFTIB_DROP_LVER:
+	case SOFTIB_DROP_DLID:
+	case SOFTIB_DROP_OPCODE:
+		atomic64_inc(&port->cnt.rcv_errors);
+		break;
+	case SOFTIB_DROP_PKEY:
+		softib_inc16(&port->rvp.pkey_violations);
+		break;
+	case SOFTIB_DROP_QKEY:
+		softib_inc16(&port->rvp.qkey_violations);
+		break;
+	default:
+		break;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(softib_drop);
+
+u64 softib_drop_count(struct softib_port *port, enum softib_drop why)
+{
+	return atomic64_read(&port->cnt.drops[why]);
+}
+EXPORT_SYMBOL_IF_KUNIT(softib_drop_count);
+
+static int softib_drops_show(struct seq_file *m, void *unused)
+{
+	struct softib_dev *sdev = m->private;
+	int i;
+
+	for (i = 0; i < SOFTIB_DROP_NR; i++)
+		seq_printf(m, "%-10s %llu\n", softib_drop_names[i],
+			   softib_drop_count(&sdev->port, i));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(softib_drops);
+
+void softib_debugfs_add(struct softib_dev *sdev)
+{
+	sdev->debugfs = debugfs_create_dir(dev_name(&sdev->rdi.ibdev.dev),
+					   softib_debugfs_root);
+	debugfs_create_file("drops", 0444, sdev->debugfs, sdev,
+			    &softib_drops_fops);
+}
+
+void softib_debugfs_remove(struct softib_dev *sdev)
+{
+	debugfs_remove_recursive(sdev->debugfs);
+	sdev->debugfs = NULL;
+}
+
+void softib_debugfs_init(void)
+{
+	softib_debugfs_root = debugfs_create_dir("softib", NULL);
+}
+
+void softib_debugfs_exit(void)
+{
+	debugfs_remove_recursive(softib_debugfs_root);
+}

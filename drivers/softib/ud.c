@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softib: the UD engine, for QP0 (SMI), QP1 (GSI) and UD QPs.
+ *
+ * Send: the QP's work item takes the next WQE, builds LRH [GRH] BTH DETH
+ * [ImmDt] payload ICRC into an skb and hands it to the carrier, or, when
+ * the DLID is our own, straight to our receive path; then completes it.
+ *
+ * Receive: softib_ud_rcv() checks a packet the way IBA chapters 7, 9 and
+ * 10 order it (lengths, versions, ICRC, DLID, P_Key, port state, QP,
+ * Q_Key), counts and drops whatever fails, and delivers the rest into the
+ * QP's next receive WQE (40 bytes of GRH area first) and its receive CQ.
+ */
+#include <linux/skbuff.h>
+#include "softib.h"
+#include "wire.h"
+
+static bool softib_pkey_match(u16 a, u16 b)
+{
+	/* Same key, and not both limited members (IBA 10.9.3). */
+	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) &&
+	       ((a | b) & 0x8000);
+}
+
+/* Index of pkey in the port's table, or -1. */
+static int softib_pkey_find(struct softib_port *port, u16 pkey)
+{
+	int i;
+
+	for (i = 0; i < SOFTIB_NPKEYS; i++)
+		if (softib_pkey_match(READ_ONCE(port->pkeys[i]), pkey))
+			return i;
+	return -1;
+}
+
+static u16 softib_pkey_at(struct softib_port *port, unsigned int idx)
+{
+	return idx < SOFTIB_NPKEYS ? READ_ONCE(port->pkeys[idx]) : 0;
+}
+
+static u16 softib_lmc_mask(struct softib_port *port)
+{
+	return (1U << READ_ONCE(port->lmc)) - 1;
+}
+
+/* ---- receive ------------------------------------------------------------ */
+
+/*
+ * Deliver one checked packet to one QP. Q_Key and the QP's own P_Key are
+ * per QP (a multicast packet may suit some of the attached QPs only).
+ */
+static void softib_ud_deliver(struct softib_port *port, struct rvt_qp *qp,
+			      const struct softib_hdr *h, const u8 *pkt,
+			      int pkey_index)
+{
+	struct ib_wc wc = {};
+	unsigned long flags;
+	u32 len;
+	int ret;
+
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_SMI:
+		break;
+	case IB_QPT_GSI:
+		if (h->qkey != IB_QP1_QKEY) {
+			softib_drop(port, SOFTIB_DROP_QKEY);
+			return;
+		}
+		break;
+	case IB_QPT_UD:
+		if (!softib_pkey_match(softib_pkey_at(port, qp->s_pkey_index),
+				       h->pkey)) {
+			softib_drop(port, SOFTIB_DROP_PKEY);
+			return;
+		}
+		pkey_index = qp->s_pkey_index;
+		if (h->qkey != qp->qkey) {
+			softib_drop(port, SOFTIB_DROP_QKEY);
+			return;
+		}
+		break;
+	default:
+		softib_drop(port, SOFTIB_DROP_QP);
+		return;
+	}
+
+	len = h->payload_len + SOFTIB_GRH_BYTES;
+	spin_lock_irqsave(&qp->r_lock, flags);
+	if (!(ib_rvt_state_ops[qp->state] & RVT_PROCESS_RECV_OK)) {
+		softib_drop(port, SOFTIB_DROP_QP);
+		goto out;
+	}
+	ret = rvt_get_rwqe(qp, false);
+	if (ret < 0) {
+		rvt_rc_error(qp, IB_WC_LOC_QP_OP_ERR);
+		softib_drop(port, SOFTIB_DROP_QP);
+		goto out;
+	}
+	if (!ret) {
+		softib_drop(port, SOFTIB_DROP_NO_RWQE);
+		goto out;
+	}
+	if (len > qp->r_len) {
+		/* This WQE is too small: keep it for the next packet. */
+		qp->r_flags |= RVT_R_REUSE_SGE;
+		softib_drop(port, SOFTIB_DROP_NO_RWQE);
+		goto out;
+	}
+	if (h->lnh == SOFTIB_LNH_GLOBAL) {
+		rvt_copy_sge(qp, &qp->r_sge, (void *)(pkt + SOFTIB_LRH_BYTES),
+			     SOFTIB_GRH_BYTES, true, false);
+		wc.wc_flags |= IB_WC_GRH;
+	} else {
+		rvt_skip_sge(&qp->r_sge, SOFTIB_GRH_BYTES, true);
+	}
+	rvt_copy_sge(qp, &qp->r_sge, (void *)(pkt + h->hdr_len),
+		     h->payload_len, true, false);
+	rvt_put_ss(&qp->r_sge);
+	if (!test_and_clear_bit(RVT_R_WRID_VALID, &qp->r_aflags))
+		goto out;
+
+	wc.wr_id = qp->r_wr_id;
+	wc.status = IB_WC_SUCCESS;
+	wc.opcode = IB_WC_RECV;
+	wc.qp = &qp->ibqp;
+	wc.byte_len = len;
+	wc.src_qp = h->sqpn;
+	wc.slid = h->slid;
+	wc.sl = h->sl;
+	wc.port_num = port->port_num;
+	wc.pkey_index = pkey_index;
+	if (!softib_lid_is_mcast(h->dlid) && h->dlid != SOFTIB_LID_PERMISSIVE)
+		wc.dlid_path_bits = h->dlid & softib_lmc_mask(port);
+	if (softib_op_has_imm(h->opcode)) {
+		wc.ex.imm_data = h->imm;
+		wc.wc_flags |= IB_WC_WITH_IMM;
+	}
+	rvt_recv_cq(qp, &wc, h->se);
+out:
+	spin_unlock_irqrestore(&qp->r_lock, flags);
+}
+
+static void softib_ud_rcv_mcast(struct softib_port *port,
+				const struct softib_hdr *h, const u8 *pkt,
+				int pkey_index)
+{
+	struct rvt_mcast_qp *p;
+	struct rvt_mcast *mc;
+	union ib_gid mgid = h->dgid;
+
+	if (h->lnh != SOFTIB_LNH_GLOBAL) {
+		softib_drop(port, SOFTIB_DROP_QP);
+		return;
+	}
+	mc = rvt_mcast_find(&port->rvp, &mgid, h->dlid);
+	if (!mc) {
+		softib_drop(port, SOFTIB_DROP_QP);
+		return;
+	}
+	atomic64_inc(&port->cnt.rcv_mcast_pkts);
+	list_for_each_entry_rcu(p, &mc->qp_list, list)
+		softib_ud_deliver(port, p->qp, h, pkt, pkey_index);
+	if (atomic_dec_return(&mc->refcount) <= 1)
+		wake_up(&mc->wait);
+}
+
+/*
+ * One packet from the carrier or the loopback; consumes skb. Softirq or
+ * BH-disabled context, under rcu_read_lock().
+ */
+void softib_ud_rcv(struct softib_dev *sdev, struct sk_buff *skb)
+{
+	struct softib_port *port = &sdev->port;
+	enum softib_drop why;
+	struct softib_hdr h;
+	struct rvt_qp *qp;
+	u16 lid, mask;
+	int pkey_index = 0;
+	bool is_smp, on_vl15;
+	u8 state;
+	const u8 *pkt;
+
+	if (skb_linearize(skb)) {
+		softib_drop(port, SOFTIB_DROP_SHORT);
+		goto free;
+	}
+	pkt = skb->data;
+	why = softib_hdr_parse(pkt, skb->len, &h);
+	if (why != SOFTIB_DROP_NR)
+		goto drop;
+	atomic64_inc(&port->cnt.rcv_pkts);
+	atomic64_add(h.pktlen, &port->cnt.rcv_data);
+
+	/* DLID: ours (LMC range), multicast, or permissive for QP0 */
+	lid = READ_ONCE(port->lid);
+	mask = softib_lmc_mask(port);
+	why = SOFTIB_DROP_DLID;
+	if (h.dlid == SOFTIB_LID_PERMISSIVE) {
+		if (h.dqpn != 0)
+			goto drop;
+	} else if (softib_lid_is_mcast(h.dlid)) {
+		if (h.dqpn != SOFTIB_QPN_MCAST)
+			goto drop;
+	} else if (!lid || (h.dlid & ~mask) != lid) {
+		goto drop;
+	}
+
+	/* QP0 lives on VL15 and nothing else does; SMPs skip the P_Key. */
+	why = SOFTIB_DROP_QP;
+	is_smp = h.dqpn == 0;
+	on_vl15 = h.vl == 15;
+	if (is_smp != on_vl15)
+		goto drop;
+	if (h.dqpn != 0) {
+		pkey_index = softib_pkey_find(port, h.pkey);
+		why = SOFTIB_DROP_PKEY;
+		if (pkey_index < 0)
+			goto drop;
+	}
+
+	/* A port in INIT takes SMPs only; ARMED and ACTIVE take everything. */
+	state = READ_ONCE(port->state);
+	why = SOFTIB_DROP_PORT_DOWN;
+	if (state == IB_PORT_DOWN || state == IB_PORT_NOP ||
+	    (h.dqpn != 0 && state == IB_PORT_INIT))
+		goto drop;
+
+	if (h.dqpn == SOFTIB_QPN_MCAST) {
+		softib_ud_rcv_mcast(port, &h, pkt, pkey_index);
+		goto free;
+	}
+	qp = rvt_lookup_qpn(&sdev->rdi, &port->rvp, h.dqpn);
+	why = SOFTIB_DROP_QP;
+	if (!qp)
+		goto drop;
+	if ((h.dqpn == 0 && qp->ibqp.qp_type != IB_QPT_SMI) ||
+	    (h.dqpn == 1 && qp->ibqp.qp_type != IB_QPT_GSI) ||
+	    (h.dqpn > 1 && qp->ibqp.qp_type != IB_QPT_UD))
+		goto drop;
+	softib_ud_deliver(port, qp, &h, pkt, pkey_index);
+	goto free;
+
+drop:
+	softib_drop(port, why);
+free:
+	kfree_skb(skb);
+}
+EXPORT_SYMBOL_IF_KUNIT(softib_ud_rcv);
+
+/* ---- send --------------------------------------------------------------- */
+
+/* Fill h for wqe on qp; the caller holds s_lock (PSN). */
+static void softib_ud_hdr(struct softib_dev *sdev, struct rvt_qp *qp,
+			  struct rvt_swqe *wqe, struct softib_hdr *h)
+{
+	struct softib_port *port = &sdev->port;
+	struct rdma_ah_attr *ah = rvt_get_swqe_ah_attr(wqe);
+	u32 len = wqe->length, qkey;
+	u16 lid = READ_ONCE(port->lid);
+	unsigned int idx;
+
+	memset(h, 0, sizeof(*h));
+	h->sl = rdma_ah_get_sl(ah) & 0xf;
+	h->vl = qp->ibqp.qp_type == IB_QPT_SMI ? 15 :
+		port->sl_to_vl[h->sl] & 0xf;
+	h->lver = SOFTIB_LVER;
+	h->dlid = rdma_ah_get_dlid(ah);
+	if (qp->ibqp.qp_type == IB_QPT_SMI &&
+	    (h->dlid == SOFTIB_LID_PERMISSIVE || !lid))
+		h->slid = SOFTIB_LID_PERMISSIVE;
+	else
+		h->slid = lid | (rdma_ah_get_path_bits(ah) &
+				 softib_lmc_mask(port));
+	h->opcode = wqe->wr.opcode == IB_WR_SEND_WITH_IMM ?
+		    SOFTIB_OP_UD_SEND_ONLY_IMM : SOFTIB_OP_UD_SEND_ONLY;
+	if (h->opcode == SOFTIB_OP_UD_SEND_ONLY_IMM)
+		h->imm = wqe->wr.ex.imm_data;
+	if (rdma_ah_get_ah_flags(ah) & IB_AH_GRH) {
+		const struct ib_global_route *grh = rdma_ah_read_grh(ah);
+
+		h->lnh = SOFTIB_LNH_GLOBAL;
+		h->ipver = SOFTIB_IPVER;
+		h->tclass = grh->traffic_class;
+		h->flow_label = grh->flow_label;
+		h->nxthdr = SOFTIB_NXTHDR_IBA;
+		h->hop_limit = grh->hop_limit;
+		h->sgid.global.subnet_prefix = port->rvp.gid_prefix;
+		h->sgid.global.interface_id = port->guids[0];
+		h->dgid = grh->dgid;
+	} else {
+		h->lnh = SOFTIB_LNH_LOCAL;
+	}
+	h->se = wqe->wr.send_flags & IB_SEND_SOLICITED;
+	h->padcnt = -len & 3;
+	h->tver = SOFTIB_TVER;
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_SMI:
+		h->pkey = 0xffff;
+		break;
+	case IB_QPT_GSI:
+		idx = rvt_get_swqe_pkey_index(wqe);
+		h->pkey = softib_pkey_at(port, idx);
+		break;
+	default:
+		h->pkey = softib_pkey_at(port, qp->s_pkey_index);
+		break;
+	}
+	h->dqpn = rvt_get_swqe_remote_qpn(wqe);
+	h->psn = qp->s_next_psn++ & 0xffffff;
+	qkey = rvt_get_swqe_remote_qkey(wqe);
+	h->qkey = (qkey & 0x80000000) ? qp->qkey : qkey;
+	h->sqpn = qp->ibqp.qp_num;
+	h->pktlen = (softib_hdr_len(h) + len + h->padcnt +
+		     SOFTIB_ICRC_BYTES) / 4;
+	if (h->lnh == SOFTIB_LNH_GLOBAL)
+		h->paylen = h->pktlen * 4 - SOFTIB_LRH_BYTES - SOFTIB_GRH_BYTES;
+}
+
+static void softib_gather(struct rvt_swqe *wqe, u8 *dst)
+{
+	struct rvt_sge_state ss = {
+		.sge = wqe->sg_list[0],
+		.sg_list = wqe->sg_list + 1,
+		.num_sge = wqe->wr.num_sge,
+		.total_len = wqe->length,
+	};
+	u32 left = wqe->length;
+
+	while (left) {
+		u32 n = rvt_get_sge_length(&ss.sge, left);
+
+		memcpy(dst, ss.sge.vaddr, n);
+		rvt_update_sge(&ss, n, false);
+		dst += n;
+		left -= n;
+	}
+}
+
+/* Build and send one packet; the WQE's completion status. */
+static enum ib_wc_status softib_ud_send_one(struct softib_dev *sdev,
+					    struct rvt_qp *qp,
+					    struct rvt_swqe *wqe,
+					    const struct softib_hdr *h)
+{
+	struct softib_port *port = &sdev->port;
+	struct net_device *ndev = sdev->ndev;
+	unsigned int hlen = softib_hdr_len(h), bytes = h->pktlen * 4;
+	u8 state = READ_ONCE(port->state);
+	u16 lid = READ_ONCE(port->lid);
+	struct sk_buff *skb;
+	u8 *p;
+
+	/* A down port, or data before ACTIVE: the packet goes nowhere. */
+	if (state == IB_PORT_DOWN || state == IB_PORT_NOP ||
+	    (qp->ibqp.qp_type != IB_QPT_SMI && state != IB_PORT_ACTIVE)) {
+		atomic64_inc(&port->cnt.xmit_discards);
+		return IB_WC_SUCCESS;
+	}
+	skb = alloc_skb(LL_RESERVED_SPACE(ndev) + bytes, GFP_KERNEL);
+	if (!skb) {
+		atomic64_inc(&port->cnt.xmit_discards);
+		return IB_WC_SUCCESS;
+	}
+	skb_reserve(skb, LL_RESERVED_SPACE(ndev));
+	p = skb_put(skb, bytes);
+	softib_hdr_build(p, h);
+	softib_gather(wqe, p + hlen);
+	memset(p + hlen + wqe->length, 0, h->padcnt);
+	softib_icrc_set(p, bytes - SOFTIB_ICRC_BYTES);
+
+	atomic64_inc(&port->cnt.xmit_pkts);
+	atomic64_add(h->pktlen, &port->cnt.xmit_data);
+	if (softib_lid_is_mcast(h->dlid))
+		atomic64_inc(&port->cnt.xmit_mcast_pkts);
+	if (lid && !softib_lid_is_mcast(h->dlid) &&
+	    h->dlid != SOFTIB_LID_PERMISSIVE &&
+	    (h->dlid & ~softib_lmc_mask(port)) == lid) {
+		/* To ourselves: the receive path, as from the wire. */
+		local_bh_disable();
+		rcu_read_lock();
+		softib_ud_rcv(sdev, skb);
+		rcu_read_unlock();
+		local_bh_enable();
+		return IB_WC_SUCCESS;
+	}
+	if (softib_xmit(sdev, skb))
+		atomic64_inc(&port->cnt.xmit_discards);
+	return IB_WC_SUCCESS;
+}
+
+/* The send engine of one QP: every posted WQE, in order. */
+void softib_ud_send(struct rvt_qp *qp)
+{
+	struct softib_dev *sdev = rdi_to_sdev(ib_to_rvt(qp->ibqp.device));
+	enum ib_wc_status status;
+	struct rvt_swqe *wqe;
+	struct softib_hdr h;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&qp->s_lock, flags);
+		if (!(ib_rvt_state_ops[qp->state] &
+		      RVT_PROCESS_NEXT_SEND_OK)) {
+			/* In error: flush what is left, then stop. */
+			if (!(ib_rvt_state_ops[qp->state] & RVT_FLUSH_SEND) ||
+			    qp->s_last == READ_ONCE(qp->s_head))
+				break;
+			wqe = rvt_get_swqe_ptr(qp, qp->s_last);
+			rvt_send_complete(qp, wqe, IB_WC_WR_FLUSH_ERR);
+			spin_unlock_irqrestore(&qp->s_lock, flags);
+			continue;
+		}
+		if (qp->s_cur == READ_ONCE(qp->s_head))
+			break;
+		wqe = rvt_get_swqe_ptr(qp, qp->s_cur);
+		qp->s_cur = rvt_qp_swqe_incr(qp, qp->s_cur);
+		softib_ud_hdr(sdev, qp, wqe, &h);
+		spin_unlock_irqrestore(&qp->s_lock, flags);
+
+		status = softib_ud_send_one(sdev, qp, wqe, &h);
+
+		spin_lock_irqsave(&qp->s_lock, flags);
+		rvt_send_complete(qp, wqe, status);
+		spin_unlock_irqrestore(&qp->s_lock, flags);
+	}
+	spin_unlock_irqrestore(&qp->s_lock, flags);
+}

@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the softib tests (sourced after lib.bash).
+#
+#   sib_stock_check       on the stock stack: softib must not exist there; skip
+#   sib_load              rdmavt from the modroot, then our softib.ko
+#   sib_pair [MTU]        veth vA <=> vB (init namespace, MTU default 9000)
+#                         with softib ib0 on vA and ib1 on vB
+#   sib_drops DEV REASON  that drop counter of DEV (debugfs)
+# shellcheck shell=bash disable=SC2034
+
+SIB_KO=${ORCM_OURS_DIR:-/nonexistent}/drivers/softib/softib.ko
+SIB_DEBUGFS=/sys/kernel/debug/softib
+
+# softib is part of our stack only (no such driver in Linux).
+sib_stock_check() {
+	[ "${ORCM_STACK:-}" = stock ] || return 0
+	[ ! -d /sys/module/softib ] || fail "softib is loaded on the stock stack"
+	ip link add vS type veth peer name vSp
+	if rdma link add ibS type softib netdev vS 2>/tmp/sib-stock.err; then
+		rdma link delete ibS
+		ip link delete vS
+		fail "rdma link add type softib worked on the stock stack"
+	fi
+	ip link delete vS
+	say "ok: the stock stack has no softib ($(cat /tmp/sib-stock.err))"
+	skip "softib is part of our stack only: nothing else to test on the stock stack"
+}
+
+sib_load() {
+	[ -d /sys/module/softib ] && return 0
+	[ -f "$SIB_KO" ] || fail "no $SIB_KO"
+	[ -d /sys/module/rdmavt ] ||
+		modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL" rdmavt || fail "modprobe rdmavt"
+	insmod "$SIB_KO" || fail "insmod $SIB_KO"
+}
+
+sib_cleanup() {
+	local d
+	for d in ib0 ib1 ib2 ibS; do rdma link delete "$d" 2>/dev/null || true; done
+	for d in vA vC vS; do ip link delete "$d" 2>/dev/null || true; done
+	cleanup
+}
+trap sib_cleanup EXIT
+
+sib_pair() {
+	local mtu=${1:-9000}
+	ip link add vA type veth peer name vB
+	ip link set vA mtu "$mtu"
+	ip link set vB mtu "$mtu"
+	ip link set vA up
+	ip link set vB up
+	rdma link add ib0 type softib netdev vA || fail "rdma link add ib0"
+	rdma link add ib1 type softib netdev vB || fail "rdma link add ib1"
+}
+
+# sib_state DEV: the port's state word as `rdma link` prints it
+sib_state() { rdma link show "$1/1" | sed -n 's/.* state \([A-Z_]*\).*/\1/p'; }
+
+sib_drops() { awk -v r="$2" '$1 == r { print $2 }' "$SIB_DEBUGFS/$1/drops"; }

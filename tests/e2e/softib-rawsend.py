@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Send bad softib frames from a raw socket (tests/e2e/softib-dev.sh).
+
+softib-rawsend.py NETDEV COUNT KIND...   KIND: short icrc lver opcode dlid pkey
+
+Each KIND is an IB packet (EtherType 0x88b5, broadcast) wrong in exactly one
+way, sent COUNT times. The ICRC is computed here from the IBA rule (CRC-32
+over LRH..payload, LRH VL, GRH TClass/FlowLabel/HopLmt and BTH resv8a as
+ones), independently of the driver's code: a packet meant to fail a later
+check fails with "icrc" instead if the two disagree.
+"""
+import socket
+import struct
+import sys
+import zlib
+
+ETHERTYPE = 0x88B5
+
+
+def icrc(pkt):
+    b = bytearray(pkt)
+    b[0] |= 0xF0                      # LRH VL
+    bth = 8
+    if b[1] & 3 == 3:                 # GRH
+        b[8] |= 0x0F                  # traffic class, flow label
+        b[9] = b[10] = b[11] = 0xFF
+        b[15] = 0xFF                  # hop limit
+        bth += 40
+    b[bth + 4] = 0xFF                 # BTH resv8a
+    return struct.pack("<I", zlib.crc32(bytes(b)) & 0xFFFFFFFF)
+
+
+def packet(dlid=0x0001, slid=0x0002, vl=0, lver=0, opcode=0x64, pkey=0xFFFF,
+           dqpn=1, qkey=0x80010000, grh=False, payload=b"softib-bad-input",
+           bad_icrc=False, pktlen=None):
+    payload += b"\0" * (-len(payload) & 3)
+    bth = struct.pack(">BBHII", opcode, 0, pkey, dqpn & 0xFFFFFF, 0)
+    deth = struct.pack(">II", qkey, 0x42)
+    body = bth + deth + payload
+    g = b""
+    if grh:
+        dgid = bytes.fromhex("ff12401bffff000000000000ffffffff")
+        g = struct.pack(">IHBB", 6 << 28, len(body) + 4, 0x1B, 64)
+        g += bytes(16) + dgid
+    lnh = 3 if grh else 2
+    words = (8 + len(g) + len(body) + 4) // 4
+    if pktlen is not None:
+        words = pktlen
+    lrh = struct.pack(">BBHHH", (vl << 4) | lver, lnh, dlid, words, slid)
+    pkt = lrh + g + body
+    crc = icrc(pkt)
+    if bad_icrc:
+        crc = bytes(c ^ 0x5A for c in crc)
+    return pkt + crc
+
+
+KINDS = {
+    # LRH says 32 words, the frame holds far fewer bytes
+    "short": lambda: packet(pktlen=32)[:40],
+    "icrc": lambda: packet(bad_icrc=True),
+    "lver": lambda: packet(lver=1),
+    # 0x1f: RC opcode space, reserved
+    "opcode": lambda: packet(opcode=0x1F),
+    # a LID nobody has (ib0 has none before an SM assigns one)
+    "dlid": lambda: packet(dlid=0x0042),
+    # multicast passes the DLID check; P_Key 0x1234 is not in the table
+    "pkey": lambda: packet(dlid=0xC001, dqpn=0xFFFFFF, pkey=0x1234, grh=True),
+}
+
+
+def main():
+    ifname, count, kinds = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((ifname, 0))
+    src = open(f"/sys/class/net/{ifname}/address").read().strip()
+    eth = b"\xff" * 6 + bytes.fromhex(src.replace(":", "")) + \
+        struct.pack(">H", ETHERTYPE)
+    for kind in kinds:
+        frame = eth + KINDS[kind]()
+        for _ in range(count):
+            s.send(frame)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for softib's packet path: the ICRC (a vector computed outside
+ * the kernel from the IBA rule with Python's zlib.crc32, see
+ * tests/e2e/softib-rawsend.py), a build/parse round trip of every LRH, GRH,
+ * BTH and DETH field, and the receive validation: each bad packet is
+ * dropped under its own reason and never reaches a QP.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/unaligned.h>
+
+#include "drivers/softib/softib.h"
+#include "drivers/softib/wire.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+/*
+ * LRH (VL 0, LVer 0, SL 0, LNH BTH, DLID 5, PktLen 10, SLID 7), BTH (UD
+ * SEND only, P_Key ffff, QP 1, PSN 123456), DETH (Q_Key 80010000, SQP 42),
+ * "softib!!"; ICRC 0xb977aa50, sent as 50 aa 77 b9.
+ */
+static const u8 sib_vec[] = {
+	0x00, 0x02, 0x00, 0x05, 0x00, 0x0a, 0x00, 0x07,
+	0x64, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x12, 0x34, 0x56,
+	0x80, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x42,
+	's', 'o', 'f', 't', 'i', 'b', '!', '!',
+};
+
+static void sib_icrc_vector(struct kunit *test)
+{
+	u8 pkt[sizeof(sib_vec) + 4];
+
+	KUNIT_EXPECT_EQ(test, softib_icrc(sib_vec, sizeof(sib_vec)),
+			0xb977aa50U);
+	memcpy(pkt, sib_vec, sizeof(sib_vec));
+	softib_icrc_set(pkt, sizeof(sib_vec));
+	KUNIT_EXPECT_EQ(test, get_unaligned_le32(pkt + sizeof(sib_vec)),
+			0xb977aa50U);
+	KUNIT_EXPECT_TRUE(test, softib_icrc_ok(pkt, sizeof(pkt)));
+}
+
+/* The variant fields do not count; the invariant ones do. */
+static void sib_icrc_variant(struct kunit *test)
+{
+	u8 pkt[sizeof(sib_vec)];
+
+	memcpy(pkt, sib_vec, sizeof(pkt));
+	pkt[0] |= 0xa0;			/* VL 10 */
+	pkt[8 + 4] = 0x5c;		/* BTH resv8a */
+	KUNIT_EXPECT_EQ(test, softib_icrc(pkt, sizeof(pkt)), 0xb977aa50U);
+	pkt[0] |= 0x01;			/* LVer: invariant */
+	KUNIT_EXPECT_NE(test, softib_icrc(pkt, sizeof(pkt)), 0xb977aa50U);
+	memcpy(pkt, sib_vec, sizeof(pkt));
+	pkt[3] = 0x06;			/* DLID */
+	KUNIT_EXPECT_NE(test, softib_icrc(pkt, sizeof(pkt)), 0xb977aa50U);
+	memcpy(pkt, sib_vec, sizeof(pkt));
+	pkt[sizeof(pkt) - 1] ^= 1;	/* payload */
+	KUNIT_EXPECT_NE(test, softib_icrc(pkt, sizeof(pkt)), 0xb977aa50U);
+}
+
+/* A GRH packet: traffic class, flow label and hop limit are variant. */
+static void sib_icrc_grh_variant(struct kunit *test)
+{
+	struct softib_hdr h = {
+		.lnh = SOFTIB_LNH_GLOBAL, .ipver = 6, .nxthdr = 0x1b,
+		.opcode = SOFTIB_OP_UD_SEND_ONLY, .pkey = 0xffff,
+		.dlid = 0xc001, .dqpn = 0xffffff, .qkey = 7,
+	};
+	u8 a[128] = {}, b[128] = {};
+	unsigned int len;
+
+	len = softib_hdr_len(&h);
+	softib_hdr_build(a, &h);
+	h.tclass = 0xab;
+	h.flow_label = 0x12345;
+	h.hop_limit = 9;
+	softib_hdr_build(b, &h);
+	KUNIT_EXPECT_NE(test, memcmp(a, b, len), 0);
+	KUNIT_EXPECT_EQ(test, softib_icrc(a, len), softib_icrc(b, len));
+	h.dgid.raw[15] = 1;		/* invariant */
+	softib_hdr_build(b, &h);
+	KUNIT_EXPECT_NE(test, softib_icrc(a, len), softib_icrc(b, len));
+}
+
+/* ---- round trip --------------------------------------------------------- */
+
+/* A packet of h's headers and payload_len bytes of payload, with its ICRC. */
+static unsigned int sib_make(struct softib_hdr *h, u8 *buf,
+			     unsigned int payload_len)
+{
+	unsigned int hl, bytes, i;
+
+	h->padcnt = -payload_len & 3;
+	hl = softib_hdr_len(h);
+	bytes = hl + payload_len + h->padcnt + SOFTIB_ICRC_BYTES;
+	h->pktlen = bytes / 4;
+	if (h->lnh == SOFTIB_LNH_GLOBAL)
+		h->paylen = bytes - SOFTIB_LRH_BYTES - SOFTIB_GRH_BYTES;
+	softib_hdr_build(buf, h);
+	for (i = 0; i < payload_len + h->padcnt; i++)
+		buf[hl + i] = i < payload_len ? 0xa0 + i : 0;
+	softib_icrc_set(buf, bytes - SOFTIB_ICRC_BYTES);
+	return bytes;
+}
+
+static void sib_expect_same(struct kunit *test, const struct softib_hdr *a,
+			    const struct softib_hdr *b)
+{
+	KUNIT_EXPECT_EQ(test, a->vl, b->vl);
+	KUNIT_EXPECT_EQ(test, a->lver, b->lver);
+	KUNIT_EXPECT_EQ(test, a->sl, b->sl);
+	KUNIT_EXPECT_EQ(test, a->lnh, b->lnh);
+	KUNIT_EXPECT_EQ(test, a->dlid, b->dlid);
+	KUNIT_EXPECT_EQ(test, a->slid, b->slid);
+	KUNIT_EXPECT_EQ(test, a->pktlen, b->pktlen);
+	KUNIT_EXPECT_EQ(test, a->ipver, b->ipver);
+	KUNIT_EXPECT_EQ(test, a->tclass, b->tclass);
+	KUNIT_EXPECT_EQ(test, a->flow_label, b->flow_label);
+	KUNIT_EXPECT_EQ(test, a->paylen, b->paylen);
+	KUNIT_EXPECT_EQ(test, a->nxthdr, b->nxthdr);
+	KUNIT_EXPECT_EQ(test, a->hop_limit, b->hop_limit);
+	KUNIT_EXPECT_MEMEQ(test, a->sgid.raw, b->sgid.raw, 16);
+	KUNIT_EXPECT_MEMEQ(test, a->dgid.raw, b->dgid.raw, 16);
+	KUNIT_EXPECT_EQ(test, a->opcode, b->opcode);
+	KUNIT_EXPECT_EQ(test, a->se, b->se);
+	KUNIT_EXPECT_EQ(test, a->mig, b->mig);
+	KUNIT_EXPECT_EQ(test, a->padcnt, b->padcnt);
+	KUNIT_EXPECT_EQ(test, a->tver, b->tver);
+	KUNIT_EXPECT_EQ(test, a->pkey, b->pkey);
+	KUNIT_EXPECT_EQ(test, a->dqpn, b->dqpn);
+	KUNIT_EXPECT_EQ(test, a->ackreq, b->ackreq);
+	KUNIT_EXPECT_EQ(test, a->psn, b->psn);
+	KUNIT_EXPECT_EQ(test, a->qkey, b->qkey);
+	KUNIT_EXPECT_EQ(test, a->sqpn, b->sqpn);
+	KUNIT_EXPECT_EQ(test, a->imm, b->imm);
+}
+
+/* Every field at a value no other field has, in both LNH forms, ± ImmDt. */
+static void sib_roundtrip(struct kunit *test)
+{
+	static const u8 lnhs[] = { SOFTIB_LNH_LOCAL, SOFTIB_LNH_GLOBAL };
+	static const u8 ops[] = { SOFTIB_OP_UD_SEND_ONLY,
+				  SOFTIB_OP_UD_SEND_ONLY_IMM };
+	struct softib_hdr h, p;
+	unsigned int i, j, k, bytes;
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < ARRAY_SIZE(lnhs); i++)
+		for (j = 0; j < ARRAY_SIZE(ops); j++)
+			for (k = 0; k < 4; k++) {
+				memset(&h, 0, sizeof(h));
+				h.vl = 0xd;
+				h.sl = 0x9;
+				h.lnh = lnhs[i];
+				h.dlid = 0xbeef;
+				h.slid = 0x1234;
+				if (h.lnh == SOFTIB_LNH_GLOBAL) {
+					h.ipver = SOFTIB_IPVER;
+					h.tclass = 0xa5;
+					h.flow_label = 0xfedcb;
+					h.nxthdr = SOFTIB_NXTHDR_IBA;
+					h.hop_limit = 0x3c;
+					memset(h.sgid.raw, 0x11, 16);
+					h.sgid.raw[0] = 0xfe;
+					memset(h.dgid.raw, 0x22, 16);
+					h.dgid.raw[15] = 0x99;
+				}
+				h.opcode = ops[j];
+				h.se = k & 1;
+				h.mig = !(k & 1);
+				h.ackreq = k & 2;
+				h.pkey = 0x8abc;
+				h.dqpn = 0xc0ffee;
+				h.psn = 0x7a5a5a;
+				h.qkey = 0x80010000 | k;
+				h.sqpn = 0x654321;
+				if (softib_op_has_imm(h.opcode))
+					h.imm = cpu_to_be32(0xdeadbeef);
+				bytes = sib_make(&h, buf, 61 + k);
+				KUNIT_ASSERT_EQ(test,
+						softib_hdr_parse(buf, bytes, &p),
+						SOFTIB_DROP_NR);
+				sib_expect_same(test, &h, &p);
+				KUNIT_EXPECT_EQ(test, p.hdr_len, softib_hdr_len(&h));
+				KUNIT_EXPECT_EQ(test, p.payload_len, 61 + k);
+				KUNIT_EXPECT_EQ(test, buf[p.hdr_len], 0xa0);
+				/* Carrier padding after the packet is ignored. */
+				KUNIT_EXPECT_EQ(test,
+						softib_hdr_parse(buf, bytes + 20, &p),
+						SOFTIB_DROP_NR);
+				KUNIT_EXPECT_EQ(test, p.payload_len, 61 + k);
+			}
+}
+
+/* ---- receive validation -------------------------------------------------- */
+
+#define SIB_LID		5
+
+struct sib_rx {
+	struct softib_dev *sdev;
+	struct rvt_qp *qp1;
+	struct rvt_qp_ibdev qp_dev;	/* an empty QPN hash of two buckets */
+	struct rvt_qp __rcu *qp_buckets[2];
+};
+
+static void sib_rx_free(void *data)
+{
+	struct sib_rx *rx = data;
+
+	kfree(rx->qp1);
+	kfree(rx->sdev);
+}
+
+/*
+ * A device with just what the receive path reads: port 1 ACTIVE at LID 5,
+ * the full default P_Key, and a GSI QP1 in RESET. A packet that passes every
+ * check reaches QP1 and is dropped there as SOFTIB_DROP_QP (not ready to
+ * receive): that count is how a test sees "delivered".
+ */
+static struct softib_port *sib_rx_port(struct kunit *test)
+{
+	struct softib_port *port;
+	struct sib_rx *rx;
+
+	rx = kunit_kzalloc(test, sizeof(*rx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rx);
+	rx->sdev = kzalloc(sizeof(*rx->sdev), GFP_KERNEL);
+	rx->qp1 = kzalloc(sizeof(*rx->qp1), GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, sib_rx_free, rx),
+			0);
+	KUNIT_ASSERT_NOT_NULL(test, rx->sdev);
+	KUNIT_ASSERT_NOT_NULL(test, rx->qp1);
+	rx->qp_dev.qp_table_size = ARRAY_SIZE(rx->qp_buckets);
+	rx->qp_dev.qp_table_bits = 1;
+	rx->qp_dev.qp_table = rx->qp_buckets;
+	rx->sdev->rdi.qp_dev = &rx->qp_dev;
+	spin_lock_init(&rx->qp1->r_lock);
+	rx->qp1->ibqp.qp_type = IB_QPT_GSI;
+	rx->qp1->ibqp.qp_num = 1;
+	rx->qp1->state = IB_QPS_RESET;
+	port = &rx->sdev->port;
+	port->sdev = rx->sdev;
+	port->port_num = 1;
+	port->lid = SIB_LID;
+	port->state = IB_PORT_ACTIVE;
+	port->pkeys[0] = 0xffff;
+	spin_lock_init(&port->rvp.lock);
+	port->rvp.mcast_tree = RB_ROOT;
+	RCU_INIT_POINTER(port->rvp.qp[1], rx->qp1);
+	return port;
+}
+
+/* A good UD packet to QP1 at our LID (sib_vec with room for the ICRC). */
+static struct softib_hdr sib_good_hdr(void)
+{
+	struct softib_hdr h = {
+		.lnh = SOFTIB_LNH_LOCAL, .dlid = SIB_LID, .slid = 7,
+		.opcode = SOFTIB_OP_UD_SEND_ONLY, .pkey = 0xffff, .dqpn = 1,
+		.psn = 1, .qkey = IB_QP1_QKEY, .sqpn = 0x42,
+	};
+	return h;
+}
+
+/* Runs one packet through softib_ud_rcv(): which counters moved. */
+static void sib_rx_one(struct kunit *test, struct softib_port *port,
+		       const u8 *pkt, unsigned int len, enum softib_drop why)
+{
+	u64 before[SOFTIB_DROP_NR];
+	struct sk_buff *skb;
+	int i;
+
+	for (i = 0; i < SOFTIB_DROP_NR; i++)
+		before[i] = softib_drop_count(port, i);
+	skb = alloc_skb(len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put_data(skb, pkt, len);
+	local_bh_disable();
+	rcu_read_lock();
+	softib_ud_rcv(port->sdev, skb);
+	rcu_read_unlock();
+	local_bh_enable();
+	for (i = 0; i < SOFTIB_DROP_NR; i++)
+		KUNIT_EXPECT_EQ_MSG(test, softib_drop_count(port, i) - before[i],
+				    (u64)(i == why), "reason %d (expected %d)",
+				    i, why);
+}
+
+static void sib_rx_checks(struct kunit *test)
+{
+	struct softib_port *port = sib_rx_port(test);
+	struct softib_hdr h;
+	unsigned int len;
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, 256, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+
+	/* The control: a good packet gets all the way to QP1. */
+	h = sib_good_hdr();
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_QP);
+	/* So does one to the LMC range of our LID (base 4, LMC 2: 4..7). */
+	port->lid = 4;
+	port->lmc = 2;
+	h = sib_good_hdr();
+	h.dlid = 7;
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_QP);
+	h.dlid = 8;
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_DLID);
+	port->lid = SIB_LID;
+	port->lmc = 0;
+
+	/* Shorter than its headers; shorter than its LRH says. */
+	h = sib_good_hdr();
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, 16, SOFTIB_DROP_SHORT);
+	sib_rx_one(test, port, buf, len - 4, SOFTIB_DROP_SHORT);
+	/* A pad count larger than the payload. */
+	h = sib_good_hdr();
+	len = sib_make(&h, buf, 0);
+	buf[9] |= 0x30;
+	softib_icrc_set(buf, len - 4);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_SHORT);
+
+	/* Bad ICRC */
+	h = sib_good_hdr();
+	len = sib_make(&h, buf, 8);
+	buf[len - 1] ^= 0x80;
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_ICRC);
+
+	/* LVer 1; LNH raw; GRH with a bad next header; TVer 1 */
+	h = sib_good_hdr();
+	h.lver = 1;
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_LVER);
+	h = sib_good_hdr();
+	h.lnh = SOFTIB_LNH_RAW;
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_LVER);
+	h = sib_good_hdr();
+	h.lnh = SOFTIB_LNH_GLOBAL;
+	h.ipver = SOFTIB_IPVER;
+	h.nxthdr = 0x11;
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_LVER);
+	h = sib_good_hdr();
+	h.tver = 1;
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_LVER);
+
+	/* Unknown opcode (RC space, reserved) with a good ICRC */
+	h = sib_good_hdr();
+	h.opcode = 0x1f;
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_OPCODE);
+
+	/* DLID not ours; permissive DLID to a QP other than QP0 */
+	h = sib_good_hdr();
+	h.dlid = SIB_LID + 1;
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_DLID);
+	h = sib_good_hdr();
+	h.dlid = SOFTIB_LID_PERMISSIVE;
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_DLID);
+
+	/* P_Key not in the table; QP1 on VL15 */
+	h = sib_good_hdr();
+	h.pkey = 0x1234;
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_PKEY);
+	h = sib_good_hdr();
+	h.vl = 15;
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_QP);
+
+	/* Q_Key: QP1 takes only IB_QP1_QKEY */
+	h = sib_good_hdr();
+	h.qkey = 0x1234;
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_QKEY);
+
+	/* No such QP */
+	h = sib_good_hdr();
+	h.dqpn = 0x77;
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_QP);
+
+	/* A port in INIT takes SMPs only. */
+	port->state = IB_PORT_INIT;
+	h = sib_good_hdr();
+	len = sib_make(&h, buf, 8);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_PORT_DOWN);
+
+	KUNIT_EXPECT_EQ(test, port->rvp.pkey_violations, 1);
+	KUNIT_EXPECT_EQ(test, port->rvp.qkey_violations, 1);
+}
+
+static struct kunit_case sib_cases[] = {
+	KUNIT_CASE(sib_icrc_vector),
+	KUNIT_CASE(sib_icrc_variant),
+	KUNIT_CASE(sib_icrc_grh_variant),
+	KUNIT_CASE(sib_roundtrip),
+	KUNIT_CASE(sib_rx_checks),
+	{}
+};
+
+static struct kunit_suite sib_suite = {
+	.name = "softib",
+	.test_cases = sib_cases,
+};
+
+kunit_test_suite(sib_suite);
+
+MODULE_DESCRIPTION("KUnit tests for softib's packet codecs and receive checks");
+MODULE_LICENSE("GPL");
