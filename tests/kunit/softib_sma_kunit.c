@@ -238,11 +238,11 @@ static void sma_port_info_layout(struct kunit *test)
 static void sma_guid_info(struct kunit *test)
 {
 	struct t_sma *t = test->priv;
-	u8 zero[IB_SMP_DATA_SIZE - 8] = {};
+	u8 zero[IB_SMP_DATA_SIZE] = {};
 
 	KUNIT_ASSERT_EQ(test, t_get(test, IB_SMP_ATTR_GUID_INFO, 0), 0);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be64(t_data(t)), T_PORT_GUID);
-	KUNIT_EXPECT_MEMEQ(test, t_data(t) + 8, zero, sizeof(zero));
+	KUNIT_EXPECT_MEMEQ(test, t_data(t) + 8, zero, sizeof(zero) - 8);
 	KUNIT_EXPECT_EQ(test, t_get(test, IB_SMP_ATTR_GUID_INFO, 1),
 			IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
 	/* entry 0 is the port GUID: a Set leaves it */
