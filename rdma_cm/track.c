@@ -638,7 +638,7 @@ static void cma_track_push(struct rdma_id_private *id_priv, u64 when_ns)
 	orcm_iw_track_update(id_priv->cm_id.iw, &path);
 }
 
-VISIBLE_IF_KUNIT void cma_track_iw_start(struct rdma_id_private *id_priv)
+void cma_track_iw_start(struct rdma_id_private *id_priv)
 {
 	lockdep_assert_held(&id_priv->handler_mutex);
 	if (!cma_has_iw_cm(id_priv) || id_priv->internal_id ||

@@ -94,8 +94,8 @@ static int softib_query_port_state(struct rvt_dev_info *rdi, u32 port_num,
 	props->active_mtu = softib_active_mtu(port);
 	props->gid_tbl_len = SOFTIB_NGUIDS;
 	props->max_vl_num = SOFTIB_NUM_VLS;
-	props->active_width = IB_WIDTH_4X;
-	props->active_speed = IB_SPEED_EDR;
+	props->active_width = SOFTIB_LINK_WIDTH;
+	props->active_speed = SOFTIB_LINK_SPEED;
 	props->init_type_reply = READ_ONCE(port->init_type_reply);
 	return 0;
 }
@@ -241,6 +241,9 @@ static void softib_set_dparms(struct softib_dev *sdev)
 	struct ib_device_attr *a = &dp->props;
 
 	a->sys_image_guid = sdev->node_guid;
+	a->vendor_id = SOFTIB_VENDOR_ID;
+	a->vendor_part_id = SOFTIB_DEVICE_ID;
+	a->hw_ver = SOFTIB_HW_REV;
 	a->max_mr_size = ~0ULL;
 	a->page_size_cap = PAGE_SIZE;
 	a->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR |

@@ -36,6 +36,18 @@
 #define SOFTIB_NGUIDS		1
 #define SOFTIB_NUM_VLS		1	/* data VLs: VL0 only (+ VL15) */
 #define SOFTIB_MAX_MTU		IB_MTU_4096
+/*
+ * NodeInfo identity (sma.c; main.c should report the same in
+ * ib_device_attr). VendorID 0x025342: an IEEE 802c "Administratively
+ * Assigned Identifier" (first octet x2: local, never an IEEE-assigned OUI
+ * or CID), so it cannot collide with a real vendor.
+ */
+#define SOFTIB_VENDOR_ID	0x025342
+#define SOFTIB_DEVICE_ID	0x0001
+#define SOFTIB_HW_REV		1
+/* The link as PortInfo and query_port report it: 4X QDR. */
+#define SOFTIB_LINK_WIDTH	IB_WIDTH_4X
+#define SOFTIB_LINK_SPEED	IB_SPEED_QDR
 
 /* Why a received packet was dropped; each has a counter (stats.c). */
 enum softib_drop {
@@ -67,6 +79,27 @@ struct softib_counters {
 	atomic64_t drops[SOFTIB_DROP_NR];
 };
 
+/*
+ * pma.c: what each counter read when it was last cleared through the PMA
+ * (PortCounters and PortCountersExtended clear separately). Under rvp.lock.
+ */
+enum softib_pc {
+	SOFTIB_PC_RCV_ERRORS, SOFTIB_PC_XMIT_DISCARDS, SOFTIB_PC_VL15_DROPPED,
+	SOFTIB_PC_XMIT_DATA, SOFTIB_PC_RCV_DATA, SOFTIB_PC_XMIT_PKTS,
+	SOFTIB_PC_RCV_PKTS, SOFTIB_PC_NR
+};
+
+enum softib_pcx {
+	SOFTIB_PCX_XMIT_DATA, SOFTIB_PCX_RCV_DATA, SOFTIB_PCX_XMIT_PKTS,
+	SOFTIB_PCX_RCV_PKTS, SOFTIB_PCX_UNI_XMIT, SOFTIB_PCX_UNI_RCV,
+	SOFTIB_PCX_MC_XMIT, SOFTIB_PCX_MC_RCV, SOFTIB_PCX_NR
+};
+
+struct softib_pma_base {
+	u64 pc[SOFTIB_PC_NR];
+	u64 pcx[SOFTIB_PCX_NR];
+};
+
 struct softib_dev;
 
 /*
@@ -96,6 +129,17 @@ struct softib_port {
 
 	struct softib_counters cnt;
 	struct rvt_qp *qp[2];		/* not used: rvp.qp[] is the truth */
+
+	/* sma.c, under rvp.lock */
+	bool carrier;			/* the carrier netdev has its link */
+	u8 link_width_enabled;
+	u8 link_speed_enabled;
+	u8 op_vls;			/* OperationalVLs (1: VL0) */
+	u8 vlstall_hoqlife;		/* PortInfo octet 42, as set */
+	u8 phy_overrun_thresholds;	/* PortInfo octet 53, as set */
+	u8 link_downed;			/* PMA LinkDownedCounter, saturating */
+	u8 vl_arb[4][IB_SMP_DATA_SIZE];	/* VLArbitrationTable blocks 1-4 */
+	struct softib_pma_base pma;	/* pma.c */
 };
 
 /*

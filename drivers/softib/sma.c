@@ -1,0 +1,714 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softib: the subnet management agent of a port (IBA vol 1 ch. 14), as
+ * ib_device_ops.process_mad. ib_mad calls it first for every MAD that
+ * reaches QP0 or QP1 of the port (and for the SMPs a local agent sends to
+ * this port itself); it answers SubnGet/SubnSet on the SMI, hands the
+ * PerfMgt class to the PMA (pma.c) and lets everything else (responses to
+ * the SM on this port, SA, CM, traps) go on to ib_mad's agents.
+ *
+ * The port's management state lives in struct softib_port and in rdmavt's
+ * rvt_ibport (sm_lid, sm_sl, gid_prefix, M_Key, subnet timeout, capability
+ * mask, violation counters), all under rvp.lock. Port events are collected
+ * under the lock and dispatched to ib_core after it is dropped.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/unaligned.h>
+#include <kunit/static_stub.h>
+#include <rdma/ib_pma.h>
+
+#include "softib.h"
+
+#define SOFTIB_WIDTH_SUPPORTED	3	/* LinkWidthSupported: 1X, 4X */
+#define SOFTIB_SPEED_SUPPORTED	7	/* LinkSpeedSupported: SDR, DDR, QDR */
+#define SOFTIB_VL_CAP		1	/* VLCap: VL0 */
+#define SOFTIB_VL_ARB_CAP	8	/* VLArbitration{High,Low}Cap */
+#define SOFTIB_RESP_TIME	18	/* RespTimeValue: 4.096 us << 18 */
+#define SOFTIB_GUIDS_PER_BLOCK	8
+#define SOFTIB_PKEYS_PER_BLOCK	32
+#define SOFTIB_CLIENT_REREG	0x80	/* PortInfo octet 51, bit 7 */
+/* The capabilities the port always has (opensm and ib_cm add their own). */
+#define SOFTIB_PORT_CAPS	(IB_PORT_SYS_IMAGE_GUID_SUP | \
+				 IB_PORT_CLIENT_REG_SUP)
+
+/* Port events raised while rvp.lock is held, dispatched after. */
+struct softib_evq {
+	enum ib_event_type ev[8];
+	unsigned int n;
+};
+
+/* One SMP being answered. */
+struct softib_smp_ctx {
+	struct softib_port *port;
+	u32 mod;			/* attribute modifier */
+	u32 in_port;			/* the port it arrived on */
+	bool hide_mkey;			/* protect level 1, wrong M_Key */
+	struct softib_evq evq;
+};
+
+static void softib_evq_add(struct softib_evq *q, enum ib_event_type type)
+{
+	if (!WARN_ON_ONCE(q->n >= ARRAY_SIZE(q->ev)))
+		q->ev[q->n++] = type;
+}
+
+/* The one place a port event leaves the driver (a KUnit stub catches it). */
+static void softib_sma_event(struct softib_port *port,
+			     enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = &port->sdev->rdi.ibdev,
+		.event = type,
+		.element.port_num = port->port_num,
+	};
+
+	KUNIT_STATIC_STUB_REDIRECT(softib_sma_event, port, type);
+	ib_dispatch_event(&ev);
+}
+
+static void softib_evq_flush(struct softib_port *port, struct softib_evq *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < q->n; i++)
+		softib_sma_event(port, q->ev[i]);
+	q->n = 0;
+}
+
+/* PortState changes, with the events ib_core expects for them. */
+static void softib_set_state(struct softib_port *port, u8 state,
+			     struct softib_evq *q)
+{
+	lockdep_assert_held(&port->rvp.lock);
+	if (port->state == state)
+		return;
+	if (port->state == IB_PORT_ACTIVE)
+		softib_evq_add(q, IB_EVENT_PORT_ERR);
+	else if (state == IB_PORT_ACTIVE)
+		softib_evq_add(q, IB_EVENT_PORT_ACTIVE);
+	WRITE_ONCE(port->state, state);
+}
+
+/*
+ * The physical link follows the carrier unless the SM disabled it: with
+ * the carrier the link trains (LinkUp) and a DOWN port comes to INIT;
+ * without it the port is DOWN and the PHY sits in LinkDownDefaultState.
+ */
+static void softib_link_train(struct softib_port *port, struct softib_evq *q)
+{
+	lockdep_assert_held(&port->rvp.lock);
+	if (port->phys_state == IB_PORT_PHYS_STATE_DISABLED) {
+		softib_set_state(port, IB_PORT_DOWN, q);
+	} else if (port->carrier) {
+		WRITE_ONCE(port->phys_state, IB_PORT_PHYS_STATE_LINK_UP);
+		if (port->state == IB_PORT_DOWN)
+			softib_set_state(port, IB_PORT_INIT, q);
+	} else {
+		WRITE_ONCE(port->phys_state,
+			   port->link_down_default == IB_PORT_PHYS_STATE_SLEEP ?
+			   IB_PORT_PHYS_STATE_SLEEP : IB_PORT_PHYS_STATE_POLLING);
+		softib_set_state(port, IB_PORT_DOWN, q);
+	}
+}
+
+/**
+ * softib_sma_port_init - the port's management state after a reset
+ * @port: the port; port->guids[0] already holds the port GUID
+ *
+ * Call once, before the device is registered (it initialises rvp.lock).
+ */
+void softib_sma_port_init(struct softib_port *port)
+{
+	struct rvt_ibport *rvp = &port->rvp;
+
+	spin_lock_init(&rvp->lock);
+	port->port_num = 1;
+	port->carrier = false;
+	port->lid = 0;
+	port->lmc = 0;
+	port->state = IB_PORT_DOWN;
+	port->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	port->link_down_default = IB_PORT_PHYS_STATE_POLLING;
+	port->mtu = SOFTIB_MAX_MTU;
+	port->vl_high_limit = 0;
+	port->init_type_reply = 0;
+	memset(port->pkeys, 0, sizeof(port->pkeys));
+	port->pkeys[0] = 0xffff;
+	memset(port->sl_to_vl, 0, sizeof(port->sl_to_vl));
+	memset(port->vl_arb, 0, sizeof(port->vl_arb));
+	port->link_width_enabled = SOFTIB_WIDTH_SUPPORTED;
+	port->link_speed_enabled = SOFTIB_SPEED_SUPPORTED;
+	port->op_vls = SOFTIB_VL_CAP;
+	port->vlstall_hoqlife = 0;
+	port->phy_overrun_thresholds = 0;
+	port->link_downed = 0;
+	memset(&port->pma, 0, sizeof(port->pma));
+
+	rvp->sm_lid = 0;
+	rvp->sm_sl = 0;
+	rvp->gid_prefix = cpu_to_be64(0xfe80000000000000ULL);
+	rvp->mkey = 0;
+	rvp->mkeyprot = 0;
+	rvp->mkey_lease_period = 0;
+	rvp->mkey_lease_timeout = 0;
+	rvp->subnet_timeout = 0;
+	rvp->port_cap_flags |= SOFTIB_PORT_CAPS;
+	rvp->mkey_violations = 0;
+	rvp->pkey_violations = 0;
+	rvp->qkey_violations = 0;
+}
+
+/**
+ * softib_sma_link_change - the carrier netdev's link went up or down
+ * @port: the port
+ * @up: netif_carrier_ok() of the carrier
+ */
+void softib_sma_link_change(struct softib_port *port, bool up)
+{
+	struct softib_evq q = {};
+	unsigned long flags;
+
+	spin_lock_irqsave(&port->rvp.lock, flags);
+	if (!up && port->phys_state == IB_PORT_PHYS_STATE_LINK_UP &&
+	    port->link_downed != 0xff)
+		port->link_downed++;
+	port->carrier = up;
+	softib_link_train(port, &q);
+	spin_unlock_irqrestore(&port->rvp.lock, flags);
+	softib_evq_flush(port, &q);
+}
+
+/*
+ * M_Key check (IBA 14.2.4). Protect bits 0 and 1 let any Get through
+ * (level 1 hides PortInfo:M_Key), 2 and 3 refuse a Get with a wrong key;
+ * a Set or TrapRepress needs the key at every level. A port M_Key of 0
+ * turns checking off. A refused SMP counts a violation and starts the
+ * lease; when the lease runs out the protect bits fall to 0.
+ */
+static bool softib_mkey_ok(struct softib_port *port, const struct ib_smp *smp,
+			   int mad_flags, bool *hide_mkey)
+{
+	struct rvt_ibport *rvp = &port->rvp;
+
+	lockdep_assert_held(&rvp->lock);
+	*hide_mkey = false;
+	if (rvp->mkey_lease_timeout &&
+	    time_after_eq(jiffies, rvp->mkey_lease_timeout)) {
+		rvp->mkey_lease_timeout = 0;
+		rvp->mkeyprot = 0;
+	}
+	if ((mad_flags & IB_MAD_IGNORE_MKEY) || !rvp->mkey ||
+	    smp->mkey == rvp->mkey) {
+		rvp->mkey_lease_timeout = 0;
+		return true;
+	}
+	if (smp->method == IB_MGMT_METHOD_GET && rvp->mkeyprot < 2) {
+		*hide_mkey = rvp->mkeyprot == 1;
+		return true;
+	}
+	if (rvp->mkey_violations != 0xffff)
+		rvp->mkey_violations++;
+	if (!rvp->mkey_lease_timeout && rvp->mkey_lease_period)
+		rvp->mkey_lease_timeout =
+			(jiffies + rvp->mkey_lease_period * HZ) ?: 1;
+	return false;
+}
+
+/* ---- attributes: Get -------------------------------------------------- */
+
+static u16 softib_get_node_desc(struct softib_smp_ctx *c, u8 *data)
+{
+	if (c->mod)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	memcpy(data, c->port->sdev->rdi.ibdev.node_desc, IB_SMP_DATA_SIZE);
+	return 0;
+}
+
+static u16 softib_get_node_info(struct softib_smp_ctx *c, u8 *data)
+{
+	struct ib_device *ibdev = &c->port->sdev->rdi.ibdev;
+	struct ib_node_info *ni = (struct ib_node_info *)data;
+
+	if (c->mod)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	ni->base_version = IB_MGMT_BASE_VERSION;
+	ni->class_version = 1;
+	ni->node_type = RDMA_NODE_IB_CA;
+	ni->num_ports = 1;
+	ni->sys_guid = ibdev->attrs.sys_image_guid ?: ibdev->node_guid;
+	ni->node_guid = ibdev->node_guid;
+	ni->port_guid = c->port->guids[0];
+	ni->partition_cap = cpu_to_be16(SOFTIB_NPKEYS);
+	ni->device_id = cpu_to_be16(SOFTIB_DEVICE_ID);
+	ni->revision = cpu_to_be32(SOFTIB_HW_REV);
+	ni->local_port_num = c->in_port;
+	put_unaligned_be24(SOFTIB_VENDOR_ID, ni->vendor_id);
+	return 0;
+}
+
+/* PortInfo's AttributeModifier: the port, or 0 for the one it came in on. */
+static bool softib_pi_mod_ok(struct softib_smp_ctx *c)
+{
+	return c->mod == 0 || c->mod == c->port->port_num;
+}
+
+static u16 softib_get_port_info(struct softib_smp_ctx *c, u8 *data)
+{
+	struct softib_port *port = c->port;
+	struct rvt_ibport *rvp = &port->rvp;
+	struct ib_port_info *pi = (struct ib_port_info *)data;
+
+	lockdep_assert_held(&rvp->lock);
+	if (!softib_pi_mod_ok(c))
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	pi->mkey = c->hide_mkey ? 0 : rvp->mkey;
+	pi->gid_prefix = rvp->gid_prefix;
+	pi->lid = cpu_to_be16(port->lid);
+	pi->sm_lid = cpu_to_be16(rvp->sm_lid);
+	pi->cap_mask = cpu_to_be32(rvp->port_cap_flags);
+	pi->mkey_lease_period = cpu_to_be16(rvp->mkey_lease_period);
+	pi->local_port_num = c->in_port;
+	pi->link_width_enabled = port->link_width_enabled;
+	pi->link_width_supported = SOFTIB_WIDTH_SUPPORTED;
+	pi->link_width_active = SOFTIB_LINK_WIDTH;
+	pi->linkspeed_portstate = SOFTIB_SPEED_SUPPORTED << 4 | port->state;
+	pi->portphysstate_linkdown = port->phys_state << 4 |
+				     port->link_down_default;
+	pi->mkeyprot_resv_lmc = rvp->mkeyprot << 6 | port->lmc;
+	pi->linkspeedactive_enabled = SOFTIB_LINK_SPEED << 4 |
+				      port->link_speed_enabled;
+	pi->neighbormtu_mastersmsl = port->mtu << 4 | rvp->sm_sl;
+	pi->vlcap_inittype = SOFTIB_VL_CAP << 4;
+	pi->vl_high_limit = port->vl_high_limit;
+	pi->vl_arb_high_cap = SOFTIB_VL_ARB_CAP;
+	pi->vl_arb_low_cap = SOFTIB_VL_ARB_CAP;
+	pi->inittypereply_mtucap = port->init_type_reply << 4 | SOFTIB_MAX_MTU;
+	pi->vlstallcnt_hoqlife = port->vlstall_hoqlife;
+	pi->operationalvl_pei_peo_fpi_fpo = port->op_vls << 4;
+	pi->mkey_violations = cpu_to_be16(rvp->mkey_violations);
+	pi->pkey_violations = cpu_to_be16(READ_ONCE(rvp->pkey_violations));
+	pi->qkey_violations = cpu_to_be16(READ_ONCE(rvp->qkey_violations));
+	pi->guid_cap = SOFTIB_NGUIDS;
+	pi->clientrereg_resv_subnetto = rvp->subnet_timeout & 0x1f;
+	pi->resv_resptimevalue = SOFTIB_RESP_TIME;
+	pi->localphyerrors_overrunerrors = port->phy_overrun_thresholds;
+	return 0;
+}
+
+/*
+ * GUIDInfo: the modifier is the block (of 8 GUIDs); @set copies the
+ * writable entries (all but 0, the port GUID) from @data.
+ */
+static u16 softib_guid_block(struct softib_smp_ctx *c, __be64 *data, bool set)
+{
+	unsigned int i;
+
+	if (c->mod >= DIV_ROUND_UP(SOFTIB_NGUIDS, SOFTIB_GUIDS_PER_BLOCK))
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	for (i = 0; i < SOFTIB_GUIDS_PER_BLOCK; i++) {
+		unsigned int n = c->mod * SOFTIB_GUIDS_PER_BLOCK + i;
+
+		if (n >= SOFTIB_NGUIDS)
+			break;
+		if (!set)
+			data[i] = c->port->guids[n];
+		else if (n)
+			c->port->guids[n] = data[i];
+	}
+	return 0;
+}
+
+static u16 softib_get_guid_info(struct softib_smp_ctx *c, u8 *data)
+{
+	return softib_guid_block(c, (__be64 *)data, false);
+}
+
+/* P_KeyTable: bits 15-0 of the modifier are the block (of 32 P_Keys). */
+static bool softib_pkey_block_ok(struct softib_smp_ctx *c)
+{
+	return c->mod < DIV_ROUND_UP(SOFTIB_NPKEYS, SOFTIB_PKEYS_PER_BLOCK);
+}
+
+static u16 softib_get_pkey_table(struct softib_smp_ctx *c, u8 *data)
+{
+	__be16 *p = (__be16 *)data;
+	unsigned int i;
+
+	lockdep_assert_held(&c->port->rvp.lock);
+	if (!softib_pkey_block_ok(c))
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	for (i = 0; i < SOFTIB_PKEYS_PER_BLOCK; i++) {
+		unsigned int n = c->mod * SOFTIB_PKEYS_PER_BLOCK + i;
+
+		if (n < SOFTIB_NPKEYS)
+			p[i] = cpu_to_be16(c->port->pkeys[n]);
+	}
+	return 0;
+}
+
+/* SLtoVLMappingTable: 16 four-bit VLs; the modifier is reserved on a CA. */
+static u16 softib_get_sl_to_vl(struct softib_smp_ctx *c, u8 *data)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&c->port->rvp.lock);
+	for (i = 0; i < 8; i++)
+		data[i] = c->port->sl_to_vl[2 * i] << 4 |
+			  c->port->sl_to_vl[2 * i + 1];
+	return 0;
+}
+
+/* VLArbitrationTable: bits 31-16 of the modifier are the block, 1 to 4. */
+static int softib_vl_arb_block(struct softib_smp_ctx *c)
+{
+	u32 block = c->mod >> 16, port = c->mod & 0xffff;
+
+	if (block < 1 || block > 4 || (port && port != c->port->port_num))
+		return -1;
+	return block - 1;
+}
+
+static u16 softib_get_vl_arb(struct softib_smp_ctx *c, u8 *data)
+{
+	int b = softib_vl_arb_block(c);
+
+	lockdep_assert_held(&c->port->rvp.lock);
+	if (b < 0)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	memcpy(data, c->port->vl_arb[b], IB_SMP_DATA_SIZE);
+	return 0;
+}
+
+/* ---- attributes: Set -------------------------------------------------- */
+
+static bool softib_ucast_lid_ok(u16 lid, u32 now)
+{
+	/* 0 (unassigned) only when it stays unassigned */
+	if (!lid)
+		return !now;
+	return lid < be16_to_cpu(IB_MULTICAST_LID_BASE);
+}
+
+/* A {Width,Speed}Enabled value: 0 keeps, all-ones means "supported". */
+static bool softib_enable_ok(u8 v, u8 all, u8 supported)
+{
+	return !v || v == all || !(v & ~supported);
+}
+
+static u8 softib_enable_new(u8 v, u8 all, u8 supported, u8 cur)
+{
+	if (!v)
+		return cur;
+	return v == all ? supported : v;
+}
+
+/* Everything is checked before anything changes: a refused Set is a no-op. */
+static u16 softib_pi_check(struct softib_smp_ctx *c,
+			   const struct ib_port_info *pi)
+{
+	struct softib_port *port = c->port;
+	u8 state = pi->linkspeed_portstate & 0xf;
+	u8 ldd = pi->portphysstate_linkdown & 0xf;
+	u8 mtu = pi->neighbormtu_mastersmsl >> 4;
+	u8 opvls = pi->operationalvl_pei_peo_fpi_fpo >> 4;
+
+	if (!softib_ucast_lid_ok(be16_to_cpu(pi->lid), port->lid) ||
+	    !softib_ucast_lid_ok(be16_to_cpu(pi->sm_lid), port->rvp.sm_lid))
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	if (!softib_enable_ok(pi->link_width_enabled, 0xff,
+			      SOFTIB_WIDTH_SUPPORTED) ||
+	    !softib_enable_ok(pi->linkspeedactive_enabled & 0xf, 0xf,
+			      SOFTIB_SPEED_SUPPORTED))
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	if (mtu < IB_MTU_256 || mtu > SOFTIB_MAX_MTU || opvls > SOFTIB_VL_CAP)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	/* PortPhysicalState: Polling and Disabled act, the rest keep */
+	if (ldd > IB_PORT_PHYS_STATE_POLLING)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	switch (state) {
+	case IB_PORT_NOP:
+	case IB_PORT_DOWN:
+		break;
+	case IB_PORT_ARMED:	/* INIT -> ARMED */
+		if (port->state != IB_PORT_INIT &&
+		    port->state != IB_PORT_ARMED)
+			return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+		break;
+	case IB_PORT_ACTIVE:	/* ARMED -> ACTIVE */
+		if (port->state != IB_PORT_ARMED &&
+		    port->state != IB_PORT_ACTIVE)
+			return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+		break;
+	default:		/* INIT is the link's to enter, not the SM's */
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	}
+	return 0;
+}
+
+static u16 softib_set_port_info(struct softib_smp_ctx *c, const u8 *data)
+{
+	const struct ib_port_info *pi = (const struct ib_port_info *)data;
+	struct softib_port *port = c->port;
+	struct rvt_ibport *rvp = &port->rvp;
+	u16 lid = be16_to_cpu(pi->lid), sm_lid = be16_to_cpu(pi->sm_lid);
+	u8 lmc = pi->mkeyprot_resv_lmc & 7;
+	u8 sm_sl = pi->neighbormtu_mastersmsl & 0xf;
+	u8 state = pi->linkspeed_portstate & 0xf;
+	u8 phys = pi->portphysstate_linkdown >> 4;
+	u8 ldd = pi->portphysstate_linkdown & 0xf;
+	u8 opvls = pi->operationalvl_pei_peo_fpi_fpo >> 4;
+	u16 status;
+
+	lockdep_assert_held(&rvp->lock);
+	if (!softib_pi_mod_ok(c))
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	status = softib_pi_check(c, pi);
+	if (status)
+		return status;
+
+	if (lid != port->lid || lmc != port->lmc) {
+		WRITE_ONCE(port->lid, lid);
+		WRITE_ONCE(port->lmc, lmc);
+		softib_evq_add(&c->evq, IB_EVENT_LID_CHANGE);
+	}
+	if (pi->gid_prefix != rvp->gid_prefix) {
+		rvp->gid_prefix = pi->gid_prefix;
+		softib_evq_add(&c->evq, IB_EVENT_GID_CHANGE);
+	}
+	if (sm_lid != rvp->sm_lid || sm_sl != rvp->sm_sl) {
+		WRITE_ONCE(rvp->sm_lid, sm_lid);
+		WRITE_ONCE(rvp->sm_sl, sm_sl);
+		softib_evq_add(&c->evq, IB_EVENT_SM_CHANGE);
+	}
+	rvp->mkey = pi->mkey;
+	rvp->mkeyprot = pi->mkeyprot_resv_lmc >> 6;
+	rvp->mkey_lease_period = be16_to_cpu(pi->mkey_lease_period);
+	rvp->subnet_timeout = pi->clientrereg_resv_subnetto & 0x1f;
+	rvp->mkey_violations = be16_to_cpu(pi->mkey_violations);
+	WRITE_ONCE(rvp->pkey_violations, be16_to_cpu(pi->pkey_violations));
+	WRITE_ONCE(rvp->qkey_violations, be16_to_cpu(pi->qkey_violations));
+	port->link_width_enabled =
+		softib_enable_new(pi->link_width_enabled, 0xff,
+				  SOFTIB_WIDTH_SUPPORTED,
+				  port->link_width_enabled);
+	port->link_speed_enabled =
+		softib_enable_new(pi->linkspeedactive_enabled & 0xf, 0xf,
+				  SOFTIB_SPEED_SUPPORTED,
+				  port->link_speed_enabled);
+	WRITE_ONCE(port->mtu, pi->neighbormtu_mastersmsl >> 4);
+	port->vl_high_limit = pi->vl_high_limit;
+	port->init_type_reply = pi->inittypereply_mtucap >> 4;
+	port->vlstall_hoqlife = pi->vlstallcnt_hoqlife;
+	port->phy_overrun_thresholds = pi->localphyerrors_overrunerrors;
+	if (opvls)
+		port->op_vls = opvls;
+	if (ldd)
+		port->link_down_default = ldd;
+
+	/* Disabled, Polling (retrain) or Down (retrain): the link follows. */
+	if (phys == IB_PORT_PHYS_STATE_DISABLED) {
+		WRITE_ONCE(port->phys_state, phys);
+		softib_link_train(port, &c->evq);
+	} else if (phys == IB_PORT_PHYS_STATE_POLLING ||
+		   state == IB_PORT_DOWN) {
+		if (phys == IB_PORT_PHYS_STATE_POLLING)
+			WRITE_ONCE(port->phys_state, phys);
+		softib_set_state(port, IB_PORT_DOWN, &c->evq);
+		softib_link_train(port, &c->evq);
+	} else if (state == IB_PORT_ARMED || state == IB_PORT_ACTIVE) {
+		softib_set_state(port, state, &c->evq);
+	}
+	if ((pi->clientrereg_resv_subnetto & SOFTIB_CLIENT_REREG) &&
+	    (rvp->port_cap_flags & IB_PORT_CLIENT_REG_SUP))
+		softib_evq_add(&c->evq, IB_EVENT_CLIENT_REREGISTER);
+	return 0;
+}
+
+static u16 softib_set_pkey_table(struct softib_smp_ctx *c, const u8 *data)
+{
+	const __be16 *p = (const __be16 *)data;
+	bool changed = false;
+	unsigned int i;
+
+	lockdep_assert_held(&c->port->rvp.lock);
+	if (!softib_pkey_block_ok(c))
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	for (i = 0; i < SOFTIB_PKEYS_PER_BLOCK; i++) {
+		unsigned int n = c->mod * SOFTIB_PKEYS_PER_BLOCK + i;
+		u16 pkey = be16_to_cpu(p[i]);
+
+		if (n >= SOFTIB_NPKEYS || c->port->pkeys[n] == pkey)
+			continue;
+		WRITE_ONCE(c->port->pkeys[n], pkey);
+		changed = true;
+	}
+	if (changed)
+		softib_evq_add(&c->evq, IB_EVENT_PKEY_CHANGE);
+	return 0;
+}
+
+static u16 softib_set_sl_to_vl(struct softib_smp_ctx *c, const u8 *data)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&c->port->rvp.lock);
+	for (i = 0; i < 8; i++) {
+		WRITE_ONCE(c->port->sl_to_vl[2 * i], data[i] >> 4);
+		WRITE_ONCE(c->port->sl_to_vl[2 * i + 1], data[i] & 0xf);
+	}
+	return 0;
+}
+
+static u16 softib_set_vl_arb(struct softib_smp_ctx *c, const u8 *data)
+{
+	int b = softib_vl_arb_block(c);
+
+	lockdep_assert_held(&c->port->rvp.lock);
+	if (b < 0)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	memcpy(c->port->vl_arb[b], data, IB_SMP_DATA_SIZE);
+	return 0;
+}
+
+static u16 softib_set_guid_info(struct softib_smp_ctx *c, const u8 *data)
+{
+	return softib_guid_block(c, (__be64 *)data, true);
+}
+
+/* ---- dispatch ---------------------------------------------------------- */
+
+struct softib_attr {
+	__be16 id;
+	u16 (*get)(struct softib_smp_ctx *c, u8 *data);
+	u16 (*set)(struct softib_smp_ctx *c, const u8 *data);	/* NULL: RO */
+};
+
+static const struct softib_attr softib_attrs[] = {
+	{ IB_SMP_ATTR_NODE_DESC, softib_get_node_desc, NULL },
+	{ IB_SMP_ATTR_NODE_INFO, softib_get_node_info, NULL },
+	{ IB_SMP_ATTR_GUID_INFO, softib_get_guid_info, softib_set_guid_info },
+	{ IB_SMP_ATTR_PORT_INFO, softib_get_port_info, softib_set_port_info },
+	{ IB_SMP_ATTR_PKEY_TABLE, softib_get_pkey_table,
+	  softib_set_pkey_table },
+	{ IB_SMP_ATTR_SL_TO_VL_TABLE, softib_get_sl_to_vl,
+	  softib_set_sl_to_vl },
+	{ IB_SMP_ATTR_VL_ARB_TABLE, softib_get_vl_arb, softib_set_vl_arb },
+};
+
+/* Turn the request in @out (a copy of it) into its GetResp. */
+static int softib_reply(struct ib_mad *out, u16 status)
+{
+	out->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
+	out->mad_hdr.status = cpu_to_be16(status);
+	if (out->mad_hdr.mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+		out->mad_hdr.status |= IB_SMP_DIRECTION;
+	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
+}
+
+/*
+ * SMInfo belongs to the SM: with one on this port (IsSM, set by opensm
+ * through ib_umad's issm device) it goes on to the SM's agent; with SMs
+ * disabled it is dropped; otherwise there is nobody to answer.
+ */
+static int softib_sm_info(struct softib_port *port, struct ib_mad *out)
+{
+	u32 caps = READ_ONCE(port->rvp.port_cap_flags);
+
+	if (caps & IB_PORT_SM)
+		return IB_MAD_RESULT_SUCCESS;
+	if (caps & IB_PORT_SM_DISABLED)
+		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+	return softib_reply(out, IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+}
+
+static int softib_smp(struct softib_port *port, int mad_flags, u32 in_port,
+		      const struct ib_smp *in, struct ib_mad *out)
+{
+	struct ib_smp *smp = (struct ib_smp *)out;
+	struct softib_smp_ctx c = {
+		.port = port,
+		.mod = be32_to_cpu(in->attr_mod),
+		.in_port = in_port,
+	};
+	const struct softib_attr *a = NULL;
+	unsigned long flags;
+	unsigned int i;
+	u16 status;
+	bool ok;
+
+	switch (in->method) {
+	case IB_MGMT_METHOD_GET:
+	case IB_MGMT_METHOD_SET:
+	case IB_MGMT_METHOD_TRAP_REPRESS:
+		break;
+	case IB_MGMT_METHOD_TRAP:
+		return IB_MAD_RESULT_SUCCESS;	/* for the SM on this port */
+	default:
+		/* responses (to the SM on this port) go on to its agent */
+		if (in->method & IB_MGMT_METHOD_RESP)
+			return IB_MAD_RESULT_SUCCESS;
+		memcpy(out, in, sizeof(*out));
+		return softib_reply(out, IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD);
+	}
+	memcpy(out, in, sizeof(*out));
+	if (in->class_version != 1)
+		return softib_reply(out, IB_MGMT_MAD_STATUS_BAD_VERSION);
+
+	spin_lock_irqsave(&port->rvp.lock, flags);
+	ok = softib_mkey_ok(port, in, mad_flags, &c.hide_mkey);
+	spin_unlock_irqrestore(&port->rvp.lock, flags);
+	/* a refused SMP gets no answer (no trap 256 is sent: see the docs) */
+	if (!ok || in->method == IB_MGMT_METHOD_TRAP_REPRESS)
+		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+	if (in->attr_id == IB_SMP_ATTR_SM_INFO)
+		return softib_sm_info(port, out);
+
+	for (i = 0; i < ARRAY_SIZE(softib_attrs); i++)
+		if (softib_attrs[i].id == in->attr_id)
+			a = &softib_attrs[i];
+	if (!a || (in->method == IB_MGMT_METHOD_SET && !a->set))
+		return softib_reply(out,
+				    IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+
+	memset(smp->data, 0, sizeof(smp->data));
+	spin_lock_irqsave(&port->rvp.lock, flags);
+	status = in->method == IB_MGMT_METHOD_SET ? a->set(&c, in->data) : 0;
+	/* The answer is the attribute as it is now (refused Set: unchanged). */
+	status = a->get(&c, smp->data) ?: status;
+	spin_unlock_irqrestore(&port->rvp.lock, flags);
+	softib_evq_flush(port, &c.evq);
+	return softib_reply(out, status);
+}
+
+/**
+ * softib_process_mad - ib_device_ops.process_mad of a softib device
+ *
+ * SMPs (both SMI classes) go to the SMA, PerfMgt GMPs to the PMA; the rest
+ * is not ours and goes on to ib_mad's agents (IB_MAD_RESULT_SUCCESS alone).
+ */
+int softib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
+		       const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		       const struct ib_mad *in, struct ib_mad *out,
+		       size_t *out_mad_size, u16 *out_mad_pkey_index)
+{
+	struct softib_port *port = &to_sdev(ibdev)->port;
+
+	if (port_num != port->port_num ||
+	    in->mad_hdr.base_version != IB_MGMT_BASE_VERSION ||
+	    *out_mad_size < sizeof(*out))
+		return IB_MAD_RESULT_FAILURE;
+	*out_mad_size = sizeof(*out);
+
+	switch (in->mad_hdr.mgmt_class) {
+	case IB_MGMT_CLASS_SUBN_LID_ROUTED:
+	case IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE:
+		return softib_smp(port, mad_flags, port_num,
+				  (const struct ib_smp *)in, out);
+	case IB_MGMT_CLASS_PERF_MGMT:
+		return softib_pma_process(port, in, out);
+	default:
+		return IB_MAD_RESULT_SUCCESS;
+	}
+}
