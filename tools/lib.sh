@@ -43,6 +43,9 @@ ORCM_PKGS+=(python3-pyverbs)
 # iWARP host-stack tests: tshark decodes our MPA/DDP/RDMAP frames, nft blocks a
 # port; the adversarial MPA peer (tools/mpa-peer) is C++20 with GoogleTest.
 ORCM_PKGS+=(tshark nftables g++ libgtest-dev)
+# softib's subnet (tests/e2e/softib-*.sh): the stock subnet manager and the
+# InfiniBand diagnostics.
+ORCM_PKGS+=(opensm infiniband-diags)
 
 # ensure_pkgs PKG...: install the packages that are missing. A warm machine never
 # touches apt: dpkg-query answers locally.

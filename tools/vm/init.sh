@@ -177,7 +177,7 @@ load_ours() {
 
 unload_stack() {
 	local m rc=0
-	for m in rdma_ucm softrnic softib rdmavt rdma_cm ib_cm iw_cm rdma_rxe siw ib_uverbs ib_core veth; do
+	for m in rdma_ucm ib_umad ib_ipoib softrnic softib rdmavt rdma_cm ib_cm iw_cm rdma_rxe siw ib_uverbs ib_core veth; do
 		[ -d "/sys/module/$m" ] || continue
 		rmmod "$m" || { mark "UNLOAD-ERROR rmmod $m failed"; rc=1; }
 	done

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# A two-CA InfiniBand subnet on softib, managed by stock opensm: ib0 and ib1
+# on a veth pair (one IB link), opensm bound to ib0's port. opensm discovers
+# both ports with directed-route SMPs through ib0's QP0 (ib_mad's SMI, our
+# SMA on both ends), gives them LIDs and brings them INIT -> ARMED -> ACTIVE;
+# then infiniband-diags query the subnet: ibstat, sminfo, smpquery
+# (NodeInfo, PortInfo, NodeDescription over LID-routed SMPs on the wire),
+# saquery (SA records from opensm through QP1), perfquery (our PMA),
+# ibnetdiscover (both CAs). Our stack only (softib is ours).
+# orcm-timeout: 180
+# shellcheck source=tests/e2e/lib.bash
+. "$(dirname "$0")/lib.bash"
+# shellcheck source=tests/e2e/softib-lib.bash
+. "$(dirname "$0")/softib-lib.bash"
+sib_stock_check
+command -v opensm >/dev/null || fail "no opensm (Debian package opensm)"
+command -v smpquery >/dev/null || fail "no smpquery (Debian package infiniband-diags)"
+sib_load
+[ -d /sys/module/ib_umad ] ||
+	modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL" ib_umad || fail "modprobe ib_umad"
+sib_pair 9000
+both_init() { [ "$(sib_state ib0)" = INIT ] && [ "$(sib_state ib1)" = INIT ]; }
+wait_for 10 "ib0 and ib1 INIT" both_init
+
+guid=$(cat /sys/class/infiniband/ib0/node_guid)
+pguid=0x${guid//:/}
+mkdir -p /tmp/opensm-cache
+# The SM in the foreground of a background job; its cache in /tmp.
+OSM_CACHE_DIR=/tmp/opensm-cache bg /tmp/opensm.out \
+	opensm -g "$pguid" -f /tmp/opensm.log -s 5 -p 15
+SM=$LAST_PID
+sm_stop() { kill -TERM "$SM" 2>/dev/null || true; wait_pid "$SM" 10 || true; }
+trap 'sm_stop; sib_cleanup' EXIT
+
+active() { [ "$(sib_state ib0)" = ACTIVE ] && [ "$(sib_state ib1)" = ACTIVE ]; }
+for ((i = 0; i < 600; i++)); do active && break; sleep 0.1; done
+if ! active; then
+	tail -n 40 /tmp/opensm.log
+	fail "opensm did not bring both ports ACTIVE (ib0 $(sib_state ib0), ib1 $(sib_state ib1))"
+fi
+say "both ports ACTIVE: $(rdma link show ib0/1 | grep -o 'lid [0-9]* sm_lid [0-9]* lmc [0-9]*'); ib1 $(rdma link show ib1/1 | grep -o 'lid [0-9]*')"
+
+run_to /tmp/ibstat.log "$STEP" ibstat ib1 || fail "ibstat ib1"
+grep -q 'State: Active' /tmp/ibstat.log || fail "ibstat: ib1 not Active"
+run_to /tmp/ibstat0.log "$STEP" ibstat ib0 || fail "ibstat ib0"
+lid0=$(sed -n 's/.*Base lid: \([0-9]*\).*/\1/p' /tmp/ibstat0.log | head -n 1)
+lid1=$(sed -n 's/.*Base lid: \([0-9]*\).*/\1/p' /tmp/ibstat.log | head -n 1)
+smlid=$(sed -n 's/.*SM lid: \([0-9]*\).*/\1/p' /tmp/ibstat.log | head -n 1)
+if [ -z "$lid0" ] || [ "$lid0" -eq 0 ] || [ -z "$lid1" ] || [ "$lid1" -eq 0 ]; then
+	fail "no LIDs (ib0 '$lid0', ib1 '$lid1')"
+fi
+[ "$lid0" != "$lid1" ] || fail "ib0 and ib1 share LID $lid0"
+[ "$smlid" = "$lid0" ] || fail "ib1's SM LID is $smlid, not ib0's $lid0"
+
+run_to /tmp/sminfo.log "$STEP" sminfo -C ib1 || fail "sminfo -C ib1"
+grep -q "sm lid $lid0 " /tmp/sminfo.log || fail "sminfo does not name ib0's LID $lid0"
+run_to /tmp/smp-ni.log "$STEP" smpquery -C ib0 nodeinfo "$lid1" || fail "smpquery nodeinfo $lid1"
+grep -q 'NodeType:.*Channel Adapter' /tmp/smp-ni.log || fail "NodeInfo of ib1: not a CA"
+g1=$(cat /sys/class/infiniband/ib1/node_guid)
+grep -q "^Guid:.*0x${g1//:/}" /tmp/smp-ni.log || fail "NodeInfo of LID $lid1 is not ib1's GUID"
+run_to /tmp/smp-pi.log "$STEP" smpquery -C ib0 portinfo "$lid1" 1 || fail "smpquery portinfo"
+grep -q "LinkState:.*Active" /tmp/smp-pi.log || fail "PortInfo of ib1: not Active"
+grep -q "Lid:.*$lid1\$" /tmp/smp-pi.log || fail "PortInfo of ib1: not LID $lid1"
+run_to /tmp/smp-nd.log "$STEP" smpquery -C ib0 nodedesc "$lid1" || fail "smpquery nodedesc"
+run_to /tmp/saquery.log "$STEP" saquery -C ib1 || fail "saquery -C ib1 (NodeRecords)"
+[ "$(grep -c 'NodeRecord dump' /tmp/saquery.log)" -eq 2 ] || fail "saquery: not 2 NodeRecords"
+run_to /tmp/saquery-pr.log "$STEP" saquery -C ib1 -p "$lid1" "$lid0" || fail "saquery PathRecord"
+grep -Eq "dlid\.+$lid0\$" /tmp/saquery-pr.log && grep -Eq "slid\.+$lid1\$" /tmp/saquery-pr.log ||
+	fail "no PathRecord from LID $lid1 to LID $lid0"
+# 4096-byte path MTU (selector "exactly" 2, MTU code 5): the carriers' 9000.
+grep -Eq 'mtu\.+0x85$' /tmp/saquery-pr.log || fail "PathRecord: MTU not 4096"
+run_to /tmp/perfquery.log "$STEP" perfquery -C ib0 "$lid1" 1 || fail "perfquery $lid1"
+pkts=$(sed -n 's/^PortRcvPkts:\.*\([0-9]*\)/\1/p' /tmp/perfquery.log)
+[ "${pkts:-0}" -gt 0 ] || fail "perfquery: ib1 received no packets"
+run_to /tmp/ibnd.log "$STEP" ibnetdiscover -C ib0 || fail "ibnetdiscover"
+[ "$(grep -c '^Ca' /tmp/ibnd.log)" -eq 2 ] || fail "ibnetdiscover: not 2 CAs"
+say "diags: sminfo, smpquery nodeinfo/portinfo/nodedesc, saquery nodes+path, perfquery ($pkts packets), ibnetdiscover"
+say "ok: opensm brought a two-CA softib subnet ACTIVE"
