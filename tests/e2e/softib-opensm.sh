@@ -14,32 +14,8 @@
 # shellcheck source=tests/e2e/softib-lib.bash
 . "$(dirname "$0")/softib-lib.bash"
 sib_stock_check
-command -v opensm >/dev/null || fail "no opensm (Debian package opensm)"
-command -v smpquery >/dev/null || fail "no smpquery (Debian package infiniband-diags)"
 sib_load
-[ -d /sys/module/ib_umad ] ||
-	modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL" ib_umad || fail "modprobe ib_umad"
-sib_pair 9000
-both_init() { [ "$(sib_state ib0)" = INIT ] && [ "$(sib_state ib1)" = INIT ]; }
-wait_for 10 "ib0 and ib1 INIT" both_init
-
-guid=$(cat /sys/class/infiniband/ib0/node_guid)
-pguid=0x${guid//:/}
-mkdir -p /tmp/opensm-cache
-# The SM in the foreground of a background job; its cache in /tmp.
-OSM_CACHE_DIR=/tmp/opensm-cache bg /tmp/opensm.out \
-	opensm -g "$pguid" -f /tmp/opensm.log -s 5 -p 15
-SM=$LAST_PID
-sm_stop() { kill -TERM "$SM" 2>/dev/null || true; wait_pid "$SM" 10 || true; }
-trap 'sm_stop; sib_cleanup' EXIT
-
-active() { [ "$(sib_state ib0)" = ACTIVE ] && [ "$(sib_state ib1)" = ACTIVE ]; }
-for ((i = 0; i < 600; i++)); do active && break; sleep 0.1; done
-if ! active; then
-	tail -n 40 /tmp/opensm.log
-	fail "opensm did not bring both ports ACTIVE (ib0 $(sib_state ib0), ib1 $(sib_state ib1))"
-fi
-say "both ports ACTIVE: $(rdma link show ib0/1 | grep -o 'lid [0-9]* sm_lid [0-9]* lmc [0-9]*'); ib1 $(rdma link show ib1/1 | grep -o 'lid [0-9]*')"
+sib_subnet_up
 
 run_to /tmp/ibstat.log "$STEP" ibstat ib1 || fail "ibstat ib1"
 grep -q 'State: Active' /tmp/ibstat.log || fail "ibstat: ib1 not Active"
