@@ -235,6 +235,17 @@ static const struct ib_device_ops softib_dev_ops = {
 	.process_mad = softib_process_mad,
 };
 
+/*
+ * The CPU of a CQ's completion vector. Without this rdmavt takes the first
+ * CPU of dparms.node's mask, and cpumask_of_node(NUMA_NO_NODE) is no mask
+ * on a NUMA kernel (Debian's: a NULL dereference in rvt_create_cq() when
+ * ib_mad made its CQ); UML has no NUMA, which hid it.
+ */
+static int softib_comp_vect_cpu(struct rvt_dev_info *rdi, int comp_vect)
+{
+	return cpumask_local_spread(comp_vect, rdi->dparms.node);
+}
+
 static void softib_set_dparms(struct softib_dev *sdev)
 {
 	struct rvt_driver_params *dp = &sdev->rdi.dparms;
@@ -384,6 +395,7 @@ static int softib_newlink(const char *name, struct net_device *ndev)
 	ib_set_device_ops(ibdev, &softib_dev_ops);
 
 	rdi->driver_f.get_pci_dev = softib_get_pci_dev;
+	rdi->driver_f.comp_vect_cpu_lookup = softib_comp_vect_cpu;
 	rdi->driver_f.query_port_state = softib_query_port_state;
 	rdi->driver_f.get_guid_be = softib_get_guid_be;
 	rdi->driver_f.shut_down_port = softib_shut_down_port;

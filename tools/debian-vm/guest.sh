@@ -55,7 +55,7 @@ mount --bind "/lib/modules/$K/kernel" "$M/kernel"
 mount --bind "$DVM_MODTREE/updates" "$M/updates"
 mount --rbind "$M" "/lib/modules/$K"
 
-OURS=(iw_cm ib_cm rdma_cm softrnic)
+OURS=(iw_cm ib_cm rdma_cm softrnic softib)
 
 # ---- 1. our stack from updates/dkms, srcversions of the DKMS build -----------
 for m in "${OURS[@]}"; do
@@ -134,6 +134,20 @@ EOF
 e2e rping:softrnic 150 bash /tmp/rping-softrnic.sh
 # rping over rdma_rxe (RoCE v2 through our ib_cm), across a veth pair.
 e2e rping:rxe 150 bash "$E2E/rxe-pair-rping.sh"
+# softib on Debian's own rdmavt.ko: two CAs on a veth pair, opened by
+# rdma-core's stock ipathverbs provider, ports INIT with the carrier up.
+cat >/tmp/softib.sh <<'EOF2'
+set -e
+ip link add sibA mtu 9000 type veth peer name sibB mtu 9000
+ip link set sibA up; ip link set sibB up
+trap 'rdma link delete sib0 2>/dev/null; ip link delete sibA 2>/dev/null' EXIT
+rdma link add sib0 type softib netdev sibA
+grep -q '^rdmavt ' /proc/modules || { echo "## FAIL: softib without Debian's rdmavt"; exit 1; }
+ibv_devinfo -d sib0 | tee /tmp/sib0.txt
+grep -q 'link_layer:.*InfiniBand' /tmp/sib0.txt || { echo "## FAIL: not InfiniBand"; exit 1; }
+grep -q 'state:.*PORT_INIT' /tmp/sib0.txt || { echo "## FAIL: port not INIT"; exit 1; }
+EOF2
+e2e softib:dev 60 bash /tmp/softib.sh
 # NVMe-oF over softrnic: nvmet-rdma target, nvme-rdma host, written data
 # read back and checksummed on the host side and in the target's file,
 # `rdma res show cm_id` listing both connected ids and the listener.

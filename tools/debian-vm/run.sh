@@ -29,7 +29,8 @@
 #   dkms:signed         they carry DKMS's signature by the key of
 #                       /var/lib/dkms/mok.pub (the one to enroll for Secure Boot)
 #   load:<m>            in the guest, modprobe takes rdma_cm, iw_cm, ib_cm,
-#                       softrnic from updates/dkms, srcversion as DKMS built it
+#                       softrnic, softib from updates/dkms, srcversion as DKMS built it
+#   softib:dev          a softib CA on Debian's rdmavt.ko, opened by ipathverbs
 #   importer:<m>        every Debian module importing from rdma_cm/iw_cm/ib_cm
 #                       (from modules.dep) loads and holds ours
 #   rping:softrnic      rping between two namespaces over softrnic on a veth
@@ -54,7 +55,7 @@ while [ $# -gt 0 ]; do
 done
 
 K=$ORCM_HDR_KREL
-OURS=(rdma_cm iw_cm ib_cm softrnic)
+OURS=(rdma_cm iw_cm ib_cm softrnic softib)
 ensure_pkgs qemu-system-x86 "linux-image-$K" "linux-headers-$K" dkms busybox-static \
 	cpio xz-utils kmod git rdma-core rdmacm-utils ibverbs-providers iproute2 nvme-cli
 
