@@ -31,6 +31,24 @@ fail() { printf '## FAIL: %s\n' "$*"; exit 1; }
 ORCM_SKIP_RC=77
 skip() { printf '## SKIP: %s\n' "$*"; exit "$ORCM_SKIP_RC"; }
 
+# stock_lacks TYPE DEV WHAT: on the stock stack, a driver of ours (TYPE, its
+# module of the same name) must not be loaded and `rdma link add DEV type
+# TYPE` must fail; then the test skips (WHAT: why). A no-op on ours.
+stock_lacks() {
+	local type=$1 dev=$2 what=$3
+	[ "${ORCM_STACK:-}" = stock ] || return 0
+	[ ! -d "/sys/module/$type" ] || fail "$type is loaded on the stock stack"
+	ip link add vS type veth peer name vSp
+	if rdma link add "$dev" type "$type" netdev vS 2>"/tmp/$type-stock.err"; then
+		rdma link delete "$dev"
+		ip link delete vS
+		fail "rdma link add type $type worked on the stock stack"
+	fi
+	ip link delete vS
+	say "ok: the stock stack has no $type ($(cat "/tmp/$type-stock.err"))"
+	skip "$what"
+}
+
 # Prefixes that run a command in a namespace (arrays, so that timeout & co. work).
 IN_A=(ip netns exec "$NS_A")
 IN_B=(ip netns exec "$NS_B")

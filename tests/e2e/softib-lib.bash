@@ -13,17 +13,7 @@ SIB_DEBUGFS=/sys/kernel/debug/softib
 
 # softib is part of our stack only (no such driver in Linux).
 sib_stock_check() {
-	[ "${ORCM_STACK:-}" = stock ] || return 0
-	[ ! -d /sys/module/softib ] || fail "softib is loaded on the stock stack"
-	ip link add vS type veth peer name vSp
-	if rdma link add ibS type softib netdev vS 2>/tmp/sib-stock.err; then
-		rdma link delete ibS
-		ip link delete vS
-		fail "rdma link add type softib worked on the stock stack"
-	fi
-	ip link delete vS
-	say "ok: the stock stack has no softib ($(cat /tmp/sib-stock.err))"
-	skip "softib is part of our stack only: nothing else to test on the stock stack"
+	stock_lacks softib ibS "softib is part of our stack only: nothing else to test on the stock stack"
 }
 
 sib_load() {
@@ -36,8 +26,12 @@ sib_load() {
 
 sib_cleanup() {
 	local d
-	for d in ib0 ib1 ib2 ibS; do rdma link delete "$d" 2>/dev/null || true; done
-	for d in vA vC vS; do ip link delete "$d" 2>/dev/null || true; done
+	for d in ib0 ib1 ib2 ibS; do
+		[ ! -e "/sys/class/infiniband/$d" ] || rdma link delete "$d" 2>/dev/null || true
+	done
+	for d in vA vC vS; do
+		[ ! -e "/sys/class/net/$d" ] || ip link delete "$d" 2>/dev/null || true
+	done
 	cleanup
 }
 trap sib_cleanup EXIT

@@ -19,17 +19,7 @@ SR_SAVED=()
 # softrnic is part of our stack only: on the stock stack it must not be
 # loaded, and `rdma link add ... type softrnic` must fail.
 sr_stock_check() {
-	[ "${ORCM_STACK:-}" = stock ] || return 0
-	[ ! -d /sys/module/softrnic ] || fail "softrnic is loaded on the stock stack"
-	ip link add vS type veth peer name vSp
-	if rdma link add srS type softrnic netdev vS 2>/tmp/sr-stock.err; then
-		rdma link delete srS
-		ip link delete vS
-		fail "rdma link add type softrnic worked on the stock stack"
-	fi
-	ip link delete vS
-	say "ok: the stock stack has no softrnic ($(cat /tmp/sr-stock.err))"
-	skip "softrnic is part of our stack only: nothing else to test on the stock stack"
+	stock_lacks softrnic srS "softrnic is part of our stack only: nothing else to test on the stock stack"
 }
 
 sr_cleanup() {
