@@ -14,8 +14,7 @@
 #include <linux/slab.h>
 #include <linux/unaligned.h>
 
-#include "drivers/softib/softib.h"
-#include "drivers/softib/wire.h"
+#include "softib_test.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -89,25 +88,6 @@ static void sib_icrc_grh_variant(struct kunit *test)
 }
 
 /* ---- round trip --------------------------------------------------------- */
-
-/* A packet of h's headers and payload_len bytes of payload, with its ICRC. */
-static unsigned int sib_make(struct softib_hdr *h, u8 *buf,
-			     unsigned int payload_len)
-{
-	unsigned int hl, bytes, i;
-
-	h->padcnt = -payload_len & 3;
-	hl = softib_hdr_len(h);
-	bytes = hl + payload_len + h->padcnt + SOFTIB_ICRC_BYTES;
-	h->pktlen = bytes / 4;
-	if (h->lnh == SOFTIB_LNH_GLOBAL)
-		h->paylen = bytes - SOFTIB_LRH_BYTES - SOFTIB_GRH_BYTES;
-	softib_hdr_build(buf, h);
-	for (i = 0; i < payload_len + h->padcnt; i++)
-		buf[hl + i] = i < payload_len ? 0xa0 + i : 0;
-	softib_icrc_set(buf, bytes - SOFTIB_ICRC_BYTES);
-	return bytes;
-}
 
 static void sib_expect_same(struct kunit *test, const struct softib_hdr *a,
 			    const struct softib_hdr *b)
@@ -282,11 +262,7 @@ static void sib_rx_one(struct kunit *test, struct softib_port *port,
 	skb = alloc_skb(len, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	skb_put_data(skb, pkt, len);
-	local_bh_disable();
-	rcu_read_lock();
-	softib_ud_rcv(port->sdev, skb);
-	rcu_read_unlock();
-	local_bh_enable();
+	sib_rx_skb(port->sdev, skb);
 	for (i = 0; i < SOFTIB_DROP_NR; i++)
 		KUNIT_EXPECT_EQ_MSG(test, softib_drop_count(port, i) - before[i],
 				    (u64)(i == why), "reason %d (expected %d)",

@@ -1,0 +1,1418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A seeded, deterministic fuzzer over softib's receive parsers (see
+ * docs/wire-fuzzing.md, "softib"). Two cases, each run once per seed:
+ *
+ *   fuzz_rx   mutated IB frames through softib_ud_rcv(), the function the
+ *             carrier's rx handler calls, on a test device with QP0, QP1, a
+ *             UD QP and a multicast group; whatever reaches QP0 or QP1 goes
+ *             on to softib_process_mad() as ib_mad would hand it over;
+ *   fuzz_mad  mutated SMPs and PerfMgt MADs straight into
+ *             softib_process_mad() (the SMA's and the PMA's entry).
+ *
+ * The seeds are valid frames and MADs: a LID-routed and a directed-route
+ * SubnGet and SubnSet for every attribute the SMA handles, PMA gets and a
+ * clear, an SA MAD on QP1, UD sends with and without GRH and ImmDt, a
+ * multicast send. The mutations: bit flips, bytes set to boundary values,
+ * truncation and extension, LRH PktLen / GRH PayLen / BTH PadCnt edits, a
+ * GRH or ImmDt put in or taken out, the payload cut to a boundary length,
+ * header fields swapped, field-aware edits (LRH, GRH, BTH, DETH, MAD
+ * header, PortInfo octets, PMA selects), splices of two seeds; then, half
+ * the time, lengths made to agree again and, three times in four, the ICRC
+ * made right, so that mutations get past the link-level checks.
+ *
+ * What must hold after every input: no splat (the VM runs panic_on_warn,
+ * lockdep, kmemleak, DEBUG_OBJECTS); exactly one drop counter moved
+ * (reaching a QP's empty receive queue counts as no_rwqe: "accepted"); the
+ * skb was freed; the drop reason agrees with softib_hdr_parse() on the same
+ * bytes and a parsed packet's headers, payload and pad add up to its
+ * PktLen; an accepted packet obeys a model of the receive rules
+ * (fz_accept_check()); after every MAD the port's management state is in
+ * its ranges and only an authorised SubnSet changed it (M_Key). At the end
+ * the counters add up: fed = accepted + dropped, PortRcvPkts, PortRcvErrors.
+ *
+ * A failure names the seed and the input; insmod softib_fuzz_kunit.ko
+ * fz_seed=SEED replays that seed alone (fz_iters=N: frames per seed).
+ */
+#include "drivers/softib/sma.c"
+#include "drivers/softib/pma.c"
+
+#include <kunit/test.h>
+#include <linux/hash.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/prandom.h>
+#include <linux/rbtree.h>
+
+#include "softib_test.h"
+#include "softib_sma_test.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+static unsigned long fz_seed;
+module_param(fz_seed, ulong, 0444);
+MODULE_PARM_DESC(fz_seed, "run this seed only (0: the built-in list)");
+static unsigned int fz_iters = 3000;
+module_param(fz_iters, uint, 0444);
+MODULE_PARM_DESC(fz_iters, "frames per seed (fuzz_mad: five times as many MADs)");
+
+static const unsigned long fz_seeds[] = {
+	1, 2, 0x5eed, 20261126, 0xdeadbeef, 0x0123456789abcdef,
+};
+
+#define FZ_LID		4		/* base LID; LMC 0-2 */
+#define FZ_SM_LID	1
+#define FZ_MLID		0xc001
+#define FZ_UDQPN	0x42
+#define FZ_QKEY		0x11223344
+#define FZ_PKEY		0x8123		/* P_Key index 1, the UD QP's */
+#define FZ_MAD		sizeof(struct ib_mad)
+#define FZ_CAP		512		/* the largest frame made */
+#define FZ_MAX_SEEDS	48
+#define FZ_RESET_EVERY	32		/* inputs between two port resets */
+
+enum { FZ_QP0, FZ_QP1, FZ_QPUD, FZ_NQP };
+
+static const u8 fz_mgid[16] = {
+	0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+};
+
+struct fz_seed {
+	const char *name;
+	u8 *buf;
+	unsigned int len;
+	int mad_off;		/* offset of the MAD in a frame, or -1 */
+};
+
+/* The management state only an authorised SubnSet may change. */
+struct fz_snap {
+	u32 lid, sm_lid;
+	u8 lmc, state, phys_state, mtu, vl_high_limit, init_type_reply;
+	u8 link_down_default, op_vls, vlstall_hoqlife, phy_overrun;
+	u8 lwe, lse, sm_sl, mkeyprot, subnet_timeout;
+	u16 pkeys[SOFTIB_NPKEYS], lease_period, pkey_viol, qkey_viol;
+	u8 sl_to_vl[16];
+	__be64 guids[SOFTIB_NGUIDS], gid_prefix, mkey;
+	u8 vl_arb[4][IB_SMP_DATA_SIZE];
+};
+
+struct fz {
+	struct kunit *test;
+	struct t_sma *t;
+	struct softib_port *port;
+	unsigned long seed;
+	struct rnd_state rnd;
+	unsigned int iter;	/* the input being run */
+	bool failed;
+
+	struct rvt_qp *qp[FZ_NQP];
+	struct rvt_krwq *kwq[FZ_NQP];
+	struct rvt_qp_ibdev qp_dev;
+	struct rvt_qp __rcu *buckets[2];
+	struct rvt_mcast mc;
+	struct rvt_mcast_qp mqp;
+
+	struct fz_seed mads[FZ_MAX_SEEDS];	/* 256-byte MADs */
+	unsigned int nmads;
+	struct fz_seed frames[FZ_MAX_SEEDS];
+	unsigned int nframes;
+	u8 *in;				/* the input being run */
+	struct ib_mad *mad, *out;
+	struct fz_snap before, after;	/* the port around one MAD */
+
+	/* tallies */
+	u64 fed, accepted, acc_qp[FZ_NQP], acc_mcast;
+	u64 drops[SOFTIB_DROP_NR];
+	u64 mads_in, replies, consumed, passed, failures, sets_done;
+	u64 unauthorised;
+};
+
+/* ---- randomness ---------------------------------------------------------- */
+
+static u32 fz_rnd(struct fz *fz, u32 n)
+{
+	return n ? prandom_u32_state(&fz->rnd) % n : 0;
+}
+
+/* An offset in [0, len): two times in three among the first 100 bytes. */
+static unsigned int fz_off(struct fz *fz, unsigned int len)
+{
+	if (len > 100 && fz_rnd(fz, 3))
+		return fz_rnd(fz, 100);
+	return fz_rnd(fz, len);
+}
+
+static const u8 fz_bytes[] = { 0, 0xff, 0x80, 0x7f, 0x01, 0xfe };
+
+/* A boundary value for a byte. */
+static u8 fz_byte(struct fz *fz)
+{
+	return fz_bytes[fz_rnd(fz, ARRAY_SIZE(fz_bytes))];
+}
+
+/* ---- failures ------------------------------------------------------------ */
+
+static __printf(2, 3) void fz_fail(struct fz *fz, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (fz->failed)
+		return;
+	fz->failed = true;
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	KUNIT_FAIL(fz->test, "seed %#lx input %u: %pV", fz->seed, fz->iter,
+		   &vaf);
+	va_end(args);
+}
+
+static void fz_dump(struct fz *fz, const char *what, const u8 *p,
+		    unsigned int len)
+{
+	kunit_info(fz->test, "%s (%u bytes):\n", what, len);
+	print_hex_dump(KERN_INFO, "    ", DUMP_PREFIX_OFFSET, 16, 1, p, len,
+		       false);
+}
+
+/* ---- the port ------------------------------------------------------------ */
+
+static void fz_snap(struct softib_port *port, struct fz_snap *s)
+{
+	struct rvt_ibport *rvp = &port->rvp;
+
+	memset(s, 0, sizeof(*s));
+	s->lid = port->lid;
+	s->lmc = port->lmc;
+	s->state = port->state;
+	s->phys_state = port->phys_state;
+	s->mtu = port->mtu;
+	s->vl_high_limit = port->vl_high_limit;
+	s->init_type_reply = port->init_type_reply;
+	s->link_down_default = port->link_down_default;
+	s->op_vls = port->op_vls;
+	s->vlstall_hoqlife = port->vlstall_hoqlife;
+	s->phy_overrun = port->phy_overrun_thresholds;
+	s->lwe = port->link_width_enabled;
+	s->lse = port->link_speed_enabled;
+	memcpy(s->pkeys, port->pkeys, sizeof(s->pkeys));
+	memcpy(s->sl_to_vl, port->sl_to_vl, sizeof(s->sl_to_vl));
+	memcpy(s->guids, port->guids, sizeof(s->guids));
+	memcpy(s->vl_arb, port->vl_arb, sizeof(s->vl_arb));
+	s->sm_lid = rvp->sm_lid;
+	s->sm_sl = rvp->sm_sl;
+	s->gid_prefix = rvp->gid_prefix;
+	s->mkey = rvp->mkey;
+	s->mkeyprot = rvp->mkeyprot;
+	s->lease_period = rvp->mkey_lease_period;
+	s->subnet_timeout = rvp->subnet_timeout;
+	s->pkey_viol = rvp->pkey_violations;
+	s->qkey_viol = rvp->qkey_violations;
+}
+
+/* Every field within its range, and the states consistent. */
+static void fz_port_check(struct fz *fz)
+{
+	struct softib_port *port = fz->port;
+	struct rvt_ibport *rvp = &port->rvp;
+	unsigned int i;
+
+	if (port->lid >= SOFTIB_LID_MCAST_MIN ||
+	    rvp->sm_lid >= SOFTIB_LID_MCAST_MIN)
+		fz_fail(fz, "LID %#x / SM LID %#x not unicast", port->lid,
+			rvp->sm_lid);
+	if (port->lmc > 7 || rvp->mkeyprot > 3 || rvp->sm_sl > 15 ||
+	    rvp->subnet_timeout > 31 || port->init_type_reply > 15)
+		fz_fail(fz, "LMC %u, M_KeyProtect %u, SM SL %u, SubnetTimeOut %u, InitTypeReply %u",
+			port->lmc, rvp->mkeyprot, rvp->sm_sl,
+			rvp->subnet_timeout, port->init_type_reply);
+	if (port->state < IB_PORT_DOWN || port->state > IB_PORT_ACTIVE)
+		fz_fail(fz, "port state %u", port->state);
+	if (port->phys_state != IB_PORT_PHYS_STATE_SLEEP &&
+	    port->phys_state != IB_PORT_PHYS_STATE_POLLING &&
+	    port->phys_state != IB_PORT_PHYS_STATE_DISABLED &&
+	    port->phys_state != IB_PORT_PHYS_STATE_LINK_UP)
+		fz_fail(fz, "physical state %u", port->phys_state);
+	if (port->state != IB_PORT_DOWN &&
+	    (port->phys_state != IB_PORT_PHYS_STATE_LINK_UP || !port->carrier))
+		fz_fail(fz, "port state %u without a link (physical state %u)",
+			port->state, port->phys_state);
+	if (port->mtu < IB_MTU_256 || port->mtu > SOFTIB_MAX_MTU)
+		fz_fail(fz, "neighbour MTU %u", port->mtu);
+	if (port->op_vls < 1 || port->op_vls > SOFTIB_VL_CAP)
+		fz_fail(fz, "OperationalVLs %u", port->op_vls);
+	if (port->link_down_default != IB_PORT_PHYS_STATE_SLEEP &&
+	    port->link_down_default != IB_PORT_PHYS_STATE_POLLING)
+		fz_fail(fz, "LinkDownDefaultState %u", port->link_down_default);
+	if (!port->link_width_enabled ||
+	    (port->link_width_enabled & ~SOFTIB_WIDTH_SUPPORTED) ||
+	    !port->link_speed_enabled ||
+	    (port->link_speed_enabled & ~SOFTIB_SPEED_SUPPORTED))
+		fz_fail(fz, "LinkWidthEnabled %#x / LinkSpeedEnabled %#x",
+			port->link_width_enabled, port->link_speed_enabled);
+	for (i = 0; i < ARRAY_SIZE(port->sl_to_vl); i++)
+		if (port->sl_to_vl[i] > 15)
+			fz_fail(fz, "SL %u to VL %u", i, port->sl_to_vl[i]);
+	if (be64_to_cpu(port->guids[0]) != T_PORT_GUID)
+		fz_fail(fz, "the port GUID changed to %#llx",
+			be64_to_cpu(port->guids[0]));
+}
+
+/*
+ * The port as an SM leaves it: LID FZ_LID (LMC 0-2), ACTIVE most of the
+ * time, M_Key T_MKEY (sometimes none) at a random protect level, P_Key
+ * FZ_PKEY at index 1 for the UD QP.
+ */
+static void fz_reset(struct fz *fz, bool plain)
+{
+	struct softib_port *port = fz->port;
+	struct rvt_ibport *rvp = &port->rvp;
+	static const u8 states[] = { IB_PORT_ACTIVE, IB_PORT_ACTIVE,
+				     IB_PORT_ACTIVE, IB_PORT_ACTIVE,
+				     IB_PORT_ACTIVE, IB_PORT_ACTIVE,
+				     IB_PORT_ARMED, IB_PORT_INIT };
+	unsigned long flags;
+
+	softib_sma_port_init(port);
+	softib_sma_link_change(port, true);
+	spin_lock_irqsave(&rvp->lock, flags);
+	WRITE_ONCE(port->lid, FZ_LID);
+	WRITE_ONCE(port->lmc, plain ? 0 : fz_rnd(fz, 3));
+	WRITE_ONCE(port->state, plain ? IB_PORT_ACTIVE :
+		   states[fz_rnd(fz, ARRAY_SIZE(states))]);
+	WRITE_ONCE(port->pkeys[1], FZ_PKEY);
+	rvp->sm_lid = FZ_SM_LID;
+	rvp->mkey = plain || fz_rnd(fz, 8) ? cpu_to_be64(T_MKEY) : 0;
+	rvp->mkeyprot = plain ? 0 : fz_rnd(fz, 4);
+	spin_unlock_irqrestore(&rvp->lock, flags);
+	fz->t->nev = 0;
+	fz_port_check(fz);
+}
+
+/* ---- the test device's QPs and multicast group --------------------------- */
+
+static u8 *fz_alloc(struct fz *fz, size_t len)
+{
+	u8 *p = kunit_kzalloc(fz->test, len, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(fz->test, p);
+	return p;
+}
+
+/* A QP of the test device, ready to receive, its receive queue empty. */
+static struct rvt_qp *fz_qp(struct fz *fz, int i, enum ib_qp_type type,
+			    u32 qpn)
+{
+	fz->qp[i] = (struct rvt_qp *)fz_alloc(fz, sizeof(*fz->qp[i]));
+	fz->kwq[i] = (struct rvt_krwq *)fz_alloc(fz, sizeof(*fz->kwq[i]));
+	sib_qp_ready(fz->qp[i], fz->kwq[i], &fz->t->sdev->rdi.ibdev, type,
+		     qpn);
+	return fz->qp[i];
+}
+
+static void fz_device(struct fz *fz)
+{
+	struct softib_dev *sdev = fz->t->sdev;
+	struct rvt_ibport *rvp = &fz->port->rvp;
+	struct rvt_qp *ud;
+
+	fz->qp_dev.qp_table_size = ARRAY_SIZE(fz->buckets);
+	fz->qp_dev.qp_table_bits = 1;
+	fz->qp_dev.qp_table = fz->buckets;
+	sdev->rdi.qp_dev = &fz->qp_dev;
+	RCU_INIT_POINTER(rvp->qp[0], fz_qp(fz, FZ_QP0, IB_QPT_SMI, 0));
+	RCU_INIT_POINTER(rvp->qp[1], fz_qp(fz, FZ_QP1, IB_QPT_GSI, 1));
+	ud = fz_qp(fz, FZ_QPUD, IB_QPT_UD, FZ_UDQPN);
+	ud->qkey = FZ_QKEY;
+	ud->s_pkey_index = 1;
+	RCU_INIT_POINTER(fz->buckets[hash_32(FZ_UDQPN, 1)], ud);
+
+	/* the UD QP is attached to one group */
+	memcpy(fz->mc.mcast_addr.mgid.raw, fz_mgid, 16);
+	fz->mc.mcast_addr.lid = FZ_MLID;
+	INIT_LIST_HEAD(&fz->mc.qp_list);
+	init_waitqueue_head(&fz->mc.wait);
+	fz->mqp.qp = ud;
+	list_add_tail(&fz->mqp.list, &fz->mc.qp_list);
+	fz->mc.n_attached = 1;
+	rvp->mcast_tree = RB_ROOT;
+	rb_link_node(&fz->mc.rb_node, NULL, &rvp->mcast_tree.rb_node);
+	rb_insert_color(&fz->mc.rb_node, &rvp->mcast_tree);
+}
+
+/* ---- seeds --------------------------------------------------------------- */
+
+static struct ib_smp *fz_mad_seed(struct fz *fz, const char *name,
+				  u8 mgmt_class, u8 method, __be16 attr,
+				  u32 mod)
+{
+	struct fz_seed *s = &fz->mads[fz->nmads++];
+	struct ib_smp *smp;
+
+	s->name = name;
+	s->buf = fz_alloc(fz, FZ_MAD);
+	s->len = FZ_MAD;
+	s->mad_off = 0;
+	smp = (struct ib_smp *)s->buf;
+	smp->base_version = IB_MGMT_BASE_VERSION;
+	smp->mgmt_class = mgmt_class;
+	smp->class_version = mgmt_class == IB_MGMT_CLASS_SUBN_ADM ? 2 : 1;
+	smp->method = method;
+	smp->tid = cpu_to_be64(0x5eed0000 + fz->nmads);
+	smp->attr_id = attr;
+	smp->attr_mod = cpu_to_be32(mod);
+	if (mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
+	    mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+		smp->mkey = cpu_to_be64(T_MKEY);
+	if (mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE) {
+		/* one hop from the SM's port, arrived */
+		smp->hop_cnt = 1;
+		smp->hop_ptr = 1;
+		smp->dr_slid = IB_LID_PERMISSIVE;
+		smp->dr_dlid = IB_LID_PERMISSIVE;
+		smp->initial_path[1] = 1;
+	}
+	return smp;
+}
+
+static const struct {
+	const char *name;
+	__be16 attr;
+	u32 mod;
+} fz_smp_attrs[] = {
+	{ "NodeDescription", IB_SMP_ATTR_NODE_DESC, 0 },
+	{ "NodeInfo", IB_SMP_ATTR_NODE_INFO, 0 },
+	{ "GUIDInfo", IB_SMP_ATTR_GUID_INFO, 0 },
+	{ "PortInfo", IB_SMP_ATTR_PORT_INFO, 0 },
+	{ "P_KeyTable", IB_SMP_ATTR_PKEY_TABLE, 0 },
+	{ "SLtoVLMappingTable", IB_SMP_ATTR_SL_TO_VL_TABLE, 0 },
+	{ "VLArbitrationTable", IB_SMP_ATTR_VL_ARB_TABLE, 1 << 16 },
+	{ "SMInfo", IB_SMP_ATTR_SM_INFO, 0 },
+};
+
+/* A SubnSet's data: what a Get of the baseline port answers. */
+static void fz_set_data(struct fz *fz, struct ib_smp *smp)
+{
+	struct ib_mad *in = fz->mad;
+	size_t size = FZ_MAD;
+	u16 pkey_index;
+	int res;
+
+	memcpy(in, smp, FZ_MAD);
+	in->mad_hdr.method = IB_MGMT_METHOD_GET;
+	res = softib_process_mad(&fz->t->sdev->rdi.ibdev, 0, 1, NULL, NULL,
+				 in, fz->out, &size, &pkey_index);
+	if (!(res & IB_MAD_RESULT_REPLY) || fz->out->mad_hdr.status)
+		return;		/* SMInfo: no data */
+	memcpy(smp->data, ((struct ib_smp *)fz->out)->data, IB_SMP_DATA_SIZE);
+	if (smp->attr_id == IB_SMP_ATTR_PORT_INFO) {
+		smp->data[32] &= 0xf0;	/* PortState: no change */
+		smp->data[33] &= 0x0f;	/* PortPhysicalState: no change */
+	}
+}
+
+static void fz_build_mads(struct fz *fz)
+{
+	static const u8 classes[] = { IB_MGMT_CLASS_SUBN_LID_ROUTED,
+				      IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE };
+	static const u8 methods[] = { IB_MGMT_METHOD_GET, IB_MGMT_METHOD_SET };
+	struct ib_smp *smp;
+	unsigned int a, c, m;
+	u8 *d;
+
+	for (a = 0; a < ARRAY_SIZE(fz_smp_attrs); a++)
+		for (c = 0; c < ARRAY_SIZE(classes); c++)
+			for (m = 0; m < ARRAY_SIZE(methods); m++) {
+				smp = fz_mad_seed(fz, fz_smp_attrs[a].name,
+						  classes[c], methods[m],
+						  fz_smp_attrs[a].attr,
+						  fz_smp_attrs[a].mod);
+				if (methods[m] == IB_MGMT_METHOD_SET)
+					fz_set_data(fz, smp);
+			}
+	/* PerfMgt: PortCounters get and clear, the extended ones, CPI */
+	smp = fz_mad_seed(fz, "PortCounters", IB_MGMT_CLASS_PERF_MGMT,
+			  IB_MGMT_METHOD_GET, IB_PMA_PORT_COUNTERS, 0);
+	smp->data[1] = 1;
+	smp = fz_mad_seed(fz, "PortCounters clear", IB_MGMT_CLASS_PERF_MGMT,
+			  IB_MGMT_METHOD_SET, IB_PMA_PORT_COUNTERS, 0);
+	d = smp->data;
+	d[1] = 1;
+	d[2] = 0xff;
+	d[3] = 0xff;
+	smp = fz_mad_seed(fz, "PortCountersExtended", IB_MGMT_CLASS_PERF_MGMT,
+			  IB_MGMT_METHOD_GET, IB_PMA_PORT_COUNTERS_EXT, 0);
+	smp->data[1] = 1;
+	fz_mad_seed(fz, "PMA ClassPortInfo", IB_MGMT_CLASS_PERF_MGMT,
+		    IB_MGMT_METHOD_GET, IB_PMA_CLASS_PORT_INFO, 0);
+	/* an SA query (not the SMA's: goes on to ib_mad's agents) */
+	fz_mad_seed(fz, "SA NodeRecord", IB_MGMT_CLASS_SUBN_ADM,
+		    IB_MGMT_METHOD_GET, cpu_to_be16(0x11), 0);
+}
+
+static void fz_frame_seed(struct fz *fz, const char *name,
+			  struct softib_hdr *h, const u8 *payload,
+			  unsigned int payload_len, bool mad)
+{
+	struct fz_seed *s = &fz->frames[fz->nframes++];
+
+	s->name = name;
+	s->buf = fz_alloc(fz, FZ_CAP);
+	s->len = sib_make_data(h, s->buf, payload, payload_len);
+	s->mad_off = mad ? softib_hdr_len(h) : -1;
+}
+
+static void fz_grh(struct softib_hdr *h, const u8 *dgid)
+{
+	h->lnh = SOFTIB_LNH_GLOBAL;
+	h->ipver = SOFTIB_IPVER;
+	h->nxthdr = SOFTIB_NXTHDR_IBA;
+	h->hop_limit = 1;
+	h->tclass = 0x20;
+	h->flow_label = 0x12345;
+	h->sgid.global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
+	h->sgid.global.interface_id = cpu_to_be64(0x0002c903000000ffULL);
+	if (dgid) {
+		memcpy(h->dgid.raw, dgid, 16);
+	} else {
+		h->dgid.global.subnet_prefix =
+			cpu_to_be64(0xfe80000000000000ULL);
+		h->dgid.global.interface_id = cpu_to_be64(T_PORT_GUID);
+	}
+}
+
+static void fz_build_frames(struct fz *fz)
+{
+	struct softib_hdr h;
+	unsigned int i;
+	u8 *data;
+
+	/* every MAD seed as the SM or a GSI client sends it */
+	for (i = 0; i < fz->nmads; i++) {
+		const struct ib_smp *smp = (void *)fz->mads[i].buf;
+		bool is_smp = smp->mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
+			      smp->mgmt_class ==
+			      IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE;
+		bool dr = smp->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE;
+
+		memset(&h, 0, sizeof(h));
+		h.vl = is_smp ? 15 : 0;
+		h.lnh = SOFTIB_LNH_LOCAL;
+		h.dlid = dr ? SOFTIB_LID_PERMISSIVE : FZ_LID;
+		h.slid = dr ? SOFTIB_LID_PERMISSIVE : FZ_SM_LID;
+		h.opcode = SOFTIB_OP_UD_SEND_ONLY;
+		h.pkey = 0xffff;
+		h.dqpn = is_smp ? 0 : 1;
+		h.psn = 0x100 + i;
+		h.qkey = is_smp ? 0 : IB_QP1_QKEY;
+		h.sqpn = is_smp ? 0 : 1;
+		/* a PMA query across a router: with a GRH */
+		if (smp->mgmt_class == IB_MGMT_CLASS_PERF_MGMT &&
+		    smp->method == IB_MGMT_METHOD_GET)
+			fz_grh(&h, NULL);
+		fz_frame_seed(fz, fz->mads[i].name, &h, fz->mads[i].buf,
+			      FZ_MAD, true);
+	}
+
+	data = fz_alloc(fz, 256);
+	for (i = 0; i < 256; i++)
+		data[i] = i;
+	/* UD sends to the UD QP: LRH only; GRH and ImmDt; multicast */
+	memset(&h, 0, sizeof(h));
+	h.lnh = SOFTIB_LNH_LOCAL;
+	h.dlid = FZ_LID;
+	h.slid = 9;
+	h.opcode = SOFTIB_OP_UD_SEND_ONLY;
+	h.pkey = FZ_PKEY;
+	h.dqpn = FZ_UDQPN;
+	h.psn = 7;
+	h.qkey = FZ_QKEY;
+	h.sqpn = 0x77;
+	fz_frame_seed(fz, "UD send", &h, data, 37, false);
+	h.opcode = SOFTIB_OP_UD_SEND_ONLY_IMM;
+	h.imm = cpu_to_be32(0xfeedf00d);
+	h.se = true;
+	fz_grh(&h, NULL);
+	fz_frame_seed(fz, "UD send with GRH and ImmDt", &h, data, 200, false);
+	memset(&h, 0, sizeof(h));
+	fz_grh(&h, fz_mgid);
+	h.dlid = FZ_MLID;
+	h.slid = 9;
+	h.opcode = SOFTIB_OP_UD_SEND_ONLY;
+	h.pkey = FZ_PKEY & 0x7fff;	/* a limited member's send */
+	h.dqpn = SOFTIB_QPN_MCAST;
+	h.qkey = FZ_QKEY;
+	h.sqpn = 0x78;
+	fz_frame_seed(fz, "UD multicast send", &h, data, 100, false);
+}
+
+/* ---- mutations ----------------------------------------------------------- */
+
+/* PortInfo octets the SMA reads on a Set */
+static const u8 fz_pi_offs[] = {
+	0, 7, 8, 15, 16, 17, 18, 19, 26, 27, 29, 32, 33, 34, 35, 36, 38, 41,
+	42, 43, 44, 45, 46, 47, 48, 49, 51, 53,
+};
+
+/* One field of the MAD at m (mlen bytes of it are there). */
+static void fz_mutate_mad_field(struct fz *fz, u8 *m, unsigned int mlen)
+{
+	static const u8 classes[] = { 0x01, 0x81, 0x03, 0x04, 0x07, 0x00,
+				      0xff, 0x06, 0x21 };
+	static const u8 methods[] = { 0x01, 0x02, 0x03, 0x05, 0x06, 0x07,
+				      0x81, 0x10, 0x7f, 0xff, 0x86 };
+	static const u16 attrs[] = { 0x0010, 0x0011, 0x0014, 0x0015, 0x0016,
+				     0x0017, 0x0018, 0x0020, 0x0000, 0xffff,
+				     0xff10, 0x0012, 0x001d, 0x0001, 0x0002 };
+	static const u32 mods[] = { 0, 1, 2, 0x10000, 0x40000, 0x50000,
+				    0x10001, 0x10002, 0xffffffff, 0x80000000,
+				    0x20, 0xffff };
+	unsigned int off, v;
+
+	switch (fz_rnd(fz, 12)) {
+	case 0:
+		off = 0;
+		v = fz_rnd(fz, 2) ? fz_byte(fz) : 1;
+		break;
+	case 1:
+		off = 1;
+		v = classes[fz_rnd(fz, ARRAY_SIZE(classes))];
+		break;
+	case 2:
+		off = 2;
+		v = fz_byte(fz);
+		break;
+	case 3:
+		off = 3;
+		v = methods[fz_rnd(fz, ARRAY_SIZE(methods))];
+		break;
+	case 4:		/* status, the D bit among it */
+		off = 4 + fz_rnd(fz, 2);
+		v = fz_byte(fz);
+		break;
+	case 5:		/* hop pointer, hop count */
+		off = 6 + fz_rnd(fz, 2);
+		v = fz_rnd(fz, 2) ? fz_rnd(fz, 66) : fz_byte(fz);
+		break;
+	case 6:
+		if (mlen >= 18)
+			put_unaligned_be16(attrs[fz_rnd(fz, ARRAY_SIZE(attrs))],
+					   m + 16);
+		return;
+	case 7:
+		if (mlen >= 24)
+			put_unaligned_be32(fz_rnd(fz, 4) ?
+					   mods[fz_rnd(fz, ARRAY_SIZE(mods))] :
+					   prandom_u32_state(&fz->rnd), m + 20);
+		return;
+	case 8:		/* M_Key: the port's, none, all ones, one bit off */
+		if (mlen < 32)
+			return;
+		switch (fz_rnd(fz, 4)) {
+		case 0:
+			memcpy(m + 24, &fz->port->rvp.mkey, 8);
+			break;
+		case 1:
+			memset(m + 24, 0, 8);
+			break;
+		case 2:
+			memset(m + 24, 0xff, 8);
+			break;
+		default:
+			m[24 + fz_rnd(fz, 8)] ^= 1 << fz_rnd(fz, 8);
+			break;
+		}
+		return;
+	case 9:
+	case 10:	/* a PortInfo octet */
+		off = 64 + fz_pi_offs[fz_rnd(fz, ARRAY_SIZE(fz_pi_offs))];
+		v = fz_rnd(fz, 2) ? fz_byte(fz) : fz_rnd(fz, 256);
+		break;
+	default:	/* PMA: PortSelect, CounterSelect */
+		off = 64 + 1 + fz_rnd(fz, 3);
+		v = fz_rnd(fz, 2) ? fz_byte(fz) : fz_rnd(fz, 3);
+		break;
+	}
+	if (off < mlen)
+		m[off] = v;
+}
+
+/* Swap two 2- or 4-byte aligned fields among the first n bytes. */
+static void fz_swap(struct fz *fz, u8 *p, unsigned int n)
+{
+	unsigned int w = fz_rnd(fz, 2) ? 2 : 4, a, b;
+	u8 tmp[4];
+
+	if (n < 2 * w)
+		return;
+	a = fz_rnd(fz, n / w) * w;
+	b = fz_rnd(fz, n / w) * w;
+	memcpy(tmp, p + a, w);
+	memcpy(p + a, p + b, w);
+	memcpy(p + b, tmp, w);
+}
+
+/* Splice: buf[0, cut) and another seed's bytes from cut2 on. */
+static unsigned int fz_splice(struct fz *fz, u8 *buf, unsigned int len,
+			      const struct fz_seed *other, unsigned int cap)
+{
+	unsigned int ca = fz_rnd(fz, len + 1), cb = fz_rnd(fz, other->len + 1);
+	unsigned int n;
+
+	if (fz_rnd(fz, 2))
+		cb = min(ca, other->len);	/* same offset: a field mix */
+	n = min(other->len - cb, cap - ca);
+	memcpy(buf + ca, other->buf + cb, n);
+	return ca + n;
+}
+
+static unsigned int fz_bth(const u8 *buf, unsigned int len)
+{
+	return len >= 2 && (buf[1] & 3) == SOFTIB_LNH_GLOBAL ?
+	       SOFTIB_LRH_BYTES + SOFTIB_GRH_BYTES : SOFTIB_LRH_BYTES;
+}
+
+static void fz_put16(u8 *buf, unsigned int len, unsigned int off, u16 v)
+{
+	if (off + 2 <= len)
+		put_unaligned_be16(v, buf + off);
+}
+
+static void fz_mutate_frame(struct fz *fz, u8 *buf, unsigned int *lenp)
+{
+	static const u16 dlids[] = { 0, FZ_LID, FZ_LID + 1, FZ_LID + 3, 0xbfff,
+				     0xc000, FZ_MLID, 0xfffe, 0xffff, 5 };
+	static const u16 pkeys[] = { 0, 0x7fff, 0xffff, FZ_PKEY,
+				     FZ_PKEY & 0x7fff, 0x8000, 0x0001 };
+	static const u32 qpns[] = { 0, 1, 2, FZ_UDQPN, 0xffffff, 0x43 };
+	static const u32 qkeys[] = { IB_QP1_QKEY, FZ_QKEY, 0, 0xffffffff,
+				     0x80000000 };
+	static const u8 opcodes[] = { 0x64, 0x65, 0x04, 0x00, 0xff, 0x66,
+				      0x63, 0x24 };
+	static const u16 paylens[] = { 0, 1, 2, 3, 4, 252, 255, 256, 257,
+				       260 };
+	unsigned int len = *lenp, ops = 1 + fz_rnd(fz, 4), bth, v, n, pad;
+	bool fix = false;
+
+	while (ops--) {
+		bth = fz_bth(buf, len);
+		switch (fz_rnd(fz, 18)) {
+		case 0:		/* bit flip */
+			if (len)
+				buf[fz_off(fz, len)] ^= 1 << fz_rnd(fz, 8);
+			break;
+		case 1:		/* a byte to a boundary value */
+			if (len)
+				buf[fz_off(fz, len)] = fz_byte(fz);
+			break;
+		case 2:		/* truncation */
+			len = fz_rnd(fz, 2) ? fz_rnd(fz, len + 1) :
+			      len - min(len, fz_rnd(fz, 9));
+			break;
+		case 3:		/* extension: carrier padding or garbage */
+			v = min(1 + fz_rnd(fz, 64), FZ_CAP - len);
+			if (fz_rnd(fz, 2))
+				memset(buf + len, 0, v);
+			else
+				prandom_bytes_state(&fz->rnd, buf + len, v);
+			len += v;
+			break;
+		case 4:		/* LRH PktLen */
+			if (len < 6)
+				break;
+			switch (fz_rnd(fz, 5)) {
+			case 0:
+				v = fz_rnd(fz, 2) ? 0 : 0x7ff;
+				break;
+			case 1:
+				v = fz_rnd(fz, 8);
+				break;
+			case 2:
+				v = len / 4 + fz_rnd(fz, 3) - 1;
+				break;
+			default:
+				v = fz_rnd(fz, 0x800);
+				break;
+			}
+			buf[4] = (buf[4] & 0xf8) | ((v >> 8) & 7);
+			buf[5] = v;
+			break;
+		case 5:		/* GRH PayLen */
+			if (len < 14)
+				break;
+			v = get_unaligned_be16(buf + 12);
+			switch (fz_rnd(fz, 4)) {
+			case 0:
+				v = fz_rnd(fz, 2) ? 0 : 0xffff;
+				break;
+			case 1:
+				v += fz_rnd(fz, 2) ? 4 : -4;
+				break;
+			case 2:
+				v = len - 48 + fz_rnd(fz, 9) - 4;
+				break;
+			default:
+				v = fz_rnd(fz, 0x10000);
+				break;
+			}
+			fz_put16(buf, len, 12, v);
+			break;
+		case 6:		/* BTH PadCnt */
+			if (len > bth + 1)
+				buf[bth + 1] = (buf[bth + 1] & ~0x30) |
+					       fz_rnd(fz, 4) << 4;
+			break;
+		case 7:		/* two header fields swapped */
+			fz_swap(fz, buf, min(len, bth + 20 + 32));
+			break;
+		case 8:		/* splice with another frame */
+			len = fz_splice(fz, buf, len,
+					&fz->frames[fz_rnd(fz, fz->nframes)],
+					FZ_CAP);
+			break;
+		case 9:		/* LRH: DLID, SLID, VL, LNH, LVer */
+			switch (fz_rnd(fz, 5)) {
+			case 0:
+			case 1:		/* DLID, SLID */
+				v = dlids[fz_rnd(fz, ARRAY_SIZE(dlids))];
+				fz_put16(buf, len, fz_rnd(fz, 2) ? 2 : 6, v);
+				break;
+			case 2:
+				if (len)
+					buf[0] = (fz_rnd(fz, 2) ? 15 :
+						  fz_rnd(fz, 16)) << 4 |
+						 (buf[0] & 0xf);
+				break;
+			case 3:
+				if (len > 1)
+					buf[1] = (buf[1] & ~3) | fz_rnd(fz, 4);
+				break;
+			default:
+				if (len)
+					buf[0] = (buf[0] & 0xf0) |
+						 fz_rnd(fz, 16);
+				break;
+			}
+			break;
+		case 10:	/* GRH: IPVer, NxtHdr, a GID octet */
+			if (bth == SOFTIB_LRH_BYTES || len < 48)
+				break;
+			switch (fz_rnd(fz, 3)) {
+			case 0:
+				buf[8] = fz_rnd(fz, 16) << 4 | (buf[8] & 0xf);
+				break;
+			case 1:
+				buf[14] = fz_rnd(fz, 2) ? 0x11 : fz_rnd(fz, 256);
+				break;
+			default:
+				buf[16 + fz_rnd(fz, 32)] = fz_rnd(fz, 256);
+				break;
+			}
+			break;
+		case 11:	/* BTH: opcode, TVer, P_Key, DestQP */
+			if (len < bth + 8)
+				break;
+			switch (fz_rnd(fz, 4)) {
+			case 0:
+				v = opcodes[fz_rnd(fz, ARRAY_SIZE(opcodes))];
+				buf[bth] = fz_rnd(fz, 2) ? v : fz_rnd(fz, 256);
+				break;
+			case 1:
+				buf[bth + 1] = (buf[bth + 1] & 0xf0) |
+					       fz_rnd(fz, 16);
+				break;
+			case 2:
+				v = pkeys[fz_rnd(fz, ARRAY_SIZE(pkeys))];
+				fz_put16(buf, len, bth + 2, v);
+				break;
+			default:
+				v = fz_rnd(fz, 4) ?
+				    qpns[fz_rnd(fz, ARRAY_SIZE(qpns))] :
+				    fz_rnd(fz, 1 << 24);
+				put_unaligned_be24(v, buf + bth + 5);
+				break;
+			}
+			break;
+		case 12:	/* DETH: Q_Key, SrcQP */
+			if (len < bth + 20)
+				break;
+			v = qkeys[fz_rnd(fz, ARRAY_SIZE(qkeys))];
+			if (fz_rnd(fz, 2))
+				put_unaligned_be32(v, buf + bth + 12);
+			else
+				put_unaligned_be24(fz_rnd(fz, 1 << 24),
+						   buf + bth + 17);
+			break;
+		case 13:	/* ImmDt in or out (opcode, 4 bytes) */
+			v = bth + SOFTIB_BTH_BYTES + SOFTIB_DETH_BYTES;
+			if (len < v)
+				break;
+			if (buf[bth] == SOFTIB_OP_UD_SEND_ONLY_IMM) {
+				buf[bth] = SOFTIB_OP_UD_SEND_ONLY;
+				if (len >= v + SOFTIB_IMM_BYTES) {
+					len -= SOFTIB_IMM_BYTES;
+					memmove(buf + v, buf + v + SOFTIB_IMM_BYTES,
+						len - v);
+				}
+			} else if (len + SOFTIB_IMM_BYTES <= FZ_CAP) {
+				buf[bth] = SOFTIB_OP_UD_SEND_ONLY_IMM;
+				memmove(buf + v + SOFTIB_IMM_BYTES, buf + v, len - v);
+				put_unaligned_be32(0xfeedf00d, buf + v);
+				len += SOFTIB_IMM_BYTES;
+			}
+			break;
+		case 14:	/* a GRH in or out (LNH, 40 bytes) */
+			if (len < SOFTIB_LRH_BYTES)
+				break;
+			if (bth > SOFTIB_LRH_BYTES) {
+				buf[1] = (buf[1] & ~3) | SOFTIB_LNH_LOCAL;
+				if (len >= bth) {
+					len -= SOFTIB_GRH_BYTES;
+					memmove(buf + SOFTIB_LRH_BYTES, buf + bth,
+						len - SOFTIB_LRH_BYTES);
+				}
+			} else if (len + SOFTIB_GRH_BYTES <= FZ_CAP) {
+				buf[1] |= SOFTIB_LNH_GLOBAL;
+				memmove(buf + 48, buf + 8, len - 8);
+				len += SOFTIB_GRH_BYTES;
+				put_unaligned_be32(SOFTIB_IPVER << 28, buf + 8);
+				put_unaligned_be16(len - 48, buf + 12);
+				buf[14] = SOFTIB_NXTHDR_IBA;
+				buf[15] = 1;
+				memset(buf + 16, 0, 32);
+				if (fz_rnd(fz, 2))
+					memcpy(buf + 32, fz_mgid, 16);
+			}
+			break;
+		case 15:	/* payload to a boundary length, pad any */
+			v = bth + SOFTIB_BTH_BYTES + SOFTIB_DETH_BYTES;
+			if (len > bth && buf[bth] == SOFTIB_OP_UD_SEND_ONLY_IMM)
+				v += SOFTIB_IMM_BYTES;
+			n = paylens[fz_rnd(fz, ARRAY_SIZE(paylens))];
+			pad = fz_rnd(fz, 2) ? -n & 3 : fz_rnd(fz, 4);
+			if (len <= bth + 1 ||
+			    v + n + pad + SOFTIB_ICRC_BYTES > FZ_CAP)
+				break;
+			buf[bth + 1] = (buf[bth + 1] & ~0x30) | pad << 4;
+			if (v + n + pad + SOFTIB_ICRC_BYTES > len)
+				memset(buf + len, 0,
+				       v + n + pad + SOFTIB_ICRC_BYTES - len);
+			len = v + n + pad + SOFTIB_ICRC_BYTES;
+			fix = true;
+			break;
+		default:	/* a MAD field */
+			v = bth + SOFTIB_BTH_BYTES + SOFTIB_DETH_BYTES;
+			if (len > bth && buf[bth] == SOFTIB_OP_UD_SEND_ONLY_IMM)
+				v += SOFTIB_IMM_BYTES;
+			if (len > v)
+				fz_mutate_mad_field(fz, buf + v, len - v);
+			break;
+		}
+	}
+
+	/* Half the time the lengths are made to agree again... */
+	if ((fix || fz_rnd(fz, 2)) && len >= 6) {
+		if (fz_rnd(fz, 2))
+			len &= ~3;
+		v = min(len / 4, 0x7ffU);
+		buf[4] = (buf[4] & 0xf8) | ((v >> 8) & 7);
+		buf[5] = v;
+		if (fz_bth(buf, len) > SOFTIB_LRH_BYTES && v * 4 >= 48)
+			fz_put16(buf, len, 12, v * 4 - 48);
+	}
+	/* ...and three times in four the ICRC is right for what PktLen says. */
+	v = (get_unaligned_be16(buf + 4) & 0x7ff) * 4;
+	if (len >= 6 && fz_rnd(fz, 4) && v >= 12 && v <= len)
+		softib_icrc_set(buf, v - SOFTIB_ICRC_BYTES);
+	*lenp = len;
+}
+
+static void fz_mutate_mad(struct fz *fz, u8 *m)
+{
+	unsigned int ops = 1 + fz_rnd(fz, 4);
+
+	while (ops--) {
+		switch (fz_rnd(fz, 8)) {
+		case 0:
+			m[fz_off(fz, FZ_MAD / 2)] ^= 1 << fz_rnd(fz, 8);
+			break;
+		case 1:
+			m[fz_off(fz, FZ_MAD)] = fz_byte(fz);
+			break;
+		case 2:
+			fz_swap(fz, m, 64);
+			break;
+		case 3:
+			fz_splice(fz, m, FZ_MAD,
+				  &fz->mads[fz_rnd(fz, fz->nmads)], FZ_MAD);
+			break;
+		default:
+			fz_mutate_mad_field(fz, m, FZ_MAD);
+			break;
+		}
+	}
+}
+
+/* ---- feeding ------------------------------------------------------------- */
+
+static bool fz_is_smp(const struct ib_mad *m)
+{
+	return m->mad_hdr.mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
+	       m->mad_hdr.mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE;
+}
+
+/*
+ * One MAD into softib_process_mad(), and what must hold after it: the
+ * result is one of the four, a reply answers the request, and the port's
+ * state moved only for an authorised SubnSet (M_Key right, or none, or
+ * IB_MAD_IGNORE_MKEY); with the protect bits at 1 a wrong key's Get does
+ * not see the M_Key, at 2 and 3 it gets no answer at all.
+ */
+static void fz_mad(struct fz *fz, int flags, u32 port_num, size_t out_size)
+{
+	const struct ib_mad *in = fz->mad;
+	struct ib_mad *out = fz->out;
+	struct softib_port *port = fz->port;
+	struct rvt_ibport *rvp = &port->rvp;
+	const struct ib_smp *smp = (const void *)in;
+	struct fz_snap *before = &fz->before, *after = &fz->after;
+	struct ib_wc wc = { .port_num = 1, .slid = FZ_SM_LID };
+	bool smp_class = fz_is_smp(in), authorised, may_change;
+	bool lease = rvp->mkey_lease_timeout;
+	u8 method = in->mad_hdr.method, prot = rvp->mkeyprot;
+	size_t size = out_size;
+	u16 pkey_index = 0;
+	int res;
+
+	fz_snap(port, before);
+	authorised = !smp_class || (flags & IB_MAD_IGNORE_MKEY) ||
+		     !rvp->mkey || smp->mkey == rvp->mkey;
+	may_change = smp_class && authorised && method == IB_MGMT_METHOD_SET;
+	fz->t->nev = 0;
+	memset(out, 0x5a, sizeof(*out));
+	res = softib_process_mad(&fz->t->sdev->rdi.ibdev, flags, port_num, &wc,
+				 NULL, in, out, &size, &pkey_index);
+	fz->mads_in++;
+	if (smp_class && !authorised)
+		fz->unauthorised++;
+
+	switch (res) {
+	case IB_MAD_RESULT_FAILURE:
+		fz->failures++;
+		if (port_num == 1 && out_size >= FZ_MAD &&
+		    in->mad_hdr.base_version == IB_MGMT_BASE_VERSION)
+			fz_fail(fz, "a good MAD failed");
+		break;
+	case IB_MAD_RESULT_SUCCESS:
+		fz->passed++;
+		break;
+	case IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED:
+		fz->consumed++;
+		break;
+	case IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY:
+		fz->replies++;
+		if (size != FZ_MAD || out->mad_hdr.method != IB_MGMT_METHOD_GET_RESP ||
+		    out->mad_hdr.tid != in->mad_hdr.tid ||
+		    out->mad_hdr.attr_id != in->mad_hdr.attr_id ||
+		    out->mad_hdr.mgmt_class != in->mad_hdr.mgmt_class)
+			fz_fail(fz, "the reply does not answer the request (method %#x)",
+				out->mad_hdr.method);
+		if (in->mad_hdr.mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE &&
+		    !(out->mad_hdr.status & IB_SMP_DIRECTION))
+			fz_fail(fz, "a directed-route reply without the D bit");
+		if (may_change && !out->mad_hdr.status)
+			fz->sets_done++;
+		break;
+	default:
+		fz_fail(fz, "process_mad returned %#x", res);
+		break;
+	}
+
+	if (!may_change) {
+		fz_snap(port, after);
+		if (lease)	/* a lease that ran out drops the protect bits */
+			after->mkeyprot = before->mkeyprot;
+		if (memcmp(before, after, sizeof(*before)))
+			fz_fail(fz, "%s MAD (class %#x method %#x attr %#x) changed the port",
+				authorised ? "a non-Set" : "an unauthorised",
+				in->mad_hdr.mgmt_class, method,
+				be16_to_cpu(in->mad_hdr.attr_id));
+		if (fz->t->nev)
+			fz_fail(fz, "a MAD that may change nothing raised %u events",
+				fz->t->nev);
+	}
+	if (smp_class && !authorised && !lease && port_num == 1 &&
+	    out_size >= FZ_MAD &&
+	    in->mad_hdr.base_version == IB_MGMT_BASE_VERSION &&
+	    in->mad_hdr.class_version == 1) {
+		if (prot >= 2 && (method == IB_MGMT_METHOD_GET ||
+				  method == IB_MGMT_METHOD_SET) &&
+		    (res & IB_MAD_RESULT_REPLY))
+			fz_fail(fz, "protect bits %u: a wrong M_Key was answered",
+				prot);
+		if (prot == 1 && method == IB_MGMT_METHOD_GET &&
+		    in->mad_hdr.attr_id == IB_SMP_ATTR_PORT_INFO &&
+		    (res & IB_MAD_RESULT_REPLY) && !out->mad_hdr.status &&
+		    memchr_inv(((struct ib_smp *)out)->data, 0, 8))
+			fz_fail(fz, "protect bits 1: a wrong M_Key's Get saw the M_Key");
+	}
+	fz_port_check(fz);
+	if (fz->failed)
+		fz_dump(fz, "the MAD", (const u8 *)in, FZ_MAD);
+}
+
+/* skbs the receive path freed: every fed skb carries this destructor */
+static atomic_long_t fz_skbs_freed;
+
+static void fz_skb_destructor(struct sk_buff *skb)
+{
+	atomic_long_inc(&fz_skbs_freed);
+}
+
+/* The frame as an skb: linear, or (one time in four) head and a page frag. */
+static struct sk_buff *fz_skb(struct fz *fz, const u8 *buf, unsigned int len)
+{
+	unsigned int head = len;
+	struct sk_buff *skb;
+	struct page *page;
+
+	if (len >= 2 && !fz_rnd(fz, 4))
+		head = 1 + fz_rnd(fz, len - 1);
+	skb = alloc_skb(head, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	skb_put_data(skb, buf, head);
+	if (head < len) {
+		page = alloc_page(GFP_KERNEL);
+		if (!page) {
+			kfree_skb(skb);
+			return NULL;
+		}
+		memcpy(page_address(page), buf + head, len - head);
+		skb_add_rx_frag(skb, 0, page, 0, len - head, PAGE_SIZE);
+	}
+	skb->destructor = fz_skb_destructor;
+	return skb;
+}
+
+static bool fz_parse_reason(enum softib_drop why)
+{
+	return why == SOFTIB_DROP_SHORT || why == SOFTIB_DROP_ICRC ||
+	       why == SOFTIB_DROP_LVER || why == SOFTIB_DROP_OPCODE;
+}
+
+/*
+ * What softib_hdr_parse() says of the frame must be what the receive path
+ * did, and a parsed packet's headers, payload and pad lie inside it.
+ */
+static void fz_parse_check(struct fz *fz, const u8 *buf, unsigned int len,
+			   enum softib_drop why, struct softib_hdr *h,
+			   enum softib_drop *parsed)
+{
+	*parsed = softib_hdr_parse(buf, len, h);
+	if (*parsed != SOFTIB_DROP_NR) {
+		if (why != *parsed)
+			fz_fail(fz, "parse says %d, the receive path counted %d",
+				*parsed, why);
+		return;
+	}
+	if (fz_parse_reason(why))
+		fz_fail(fz, "a packet that parses was dropped as %d", why);
+	/* in 64 bits: a length that wrapped around does not add up */
+	if (h->pktlen * 4 > len || h->hdr_len != softib_hdr_len(h) ||
+	    (u64)h->hdr_len + h->payload_len + h->padcnt + SOFTIB_ICRC_BYTES !=
+	    h->pktlen * 4)
+		fz_fail(fz, "parsed lengths: PktLen %u of %u bytes, headers %u, payload %u, pad %u",
+			h->pktlen, len, h->hdr_len, h->payload_len, h->padcnt);
+	if (h->lnh == SOFTIB_LNH_GLOBAL &&
+	    h->paylen != h->pktlen * 4 - SOFTIB_LRH_BYTES - SOFTIB_GRH_BYTES)
+		fz_fail(fz, "GRH PayLen %u with PktLen %u", h->paylen,
+			h->pktlen);
+	if (!softib_op_is_ud(h->opcode) || h->lver || h->tver)
+		fz_fail(fz, "parsed opcode %#x, LVer %u, TVer %u", h->opcode,
+			h->lver, h->tver);
+}
+
+static bool fz_pkey_ok(u16 a, u16 b)
+{
+	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) && ((a | b) & 0x8000);
+}
+
+/*
+ * A model of the receive rules (IBA 9.6, 10.9, 13.5.3.1, and in-tree
+ * qib's checks), held against every packet the receive path accepted;
+ * the control seeds check the other way round.
+ */
+static void fz_accept_check(struct fz *fz, const u8 *buf,
+			    const struct softib_hdr *h)
+{
+	struct softib_port *port = fz->port;
+	u16 lid = port->lid, mask = (1U << port->lmc) - 1;
+	unsigned int i;
+	bool ok, smi, vl15;
+
+	smi = !h->dqpn;
+	vl15 = h->vl == 15;
+	if (smi != vl15)
+		fz_fail(fz, "QP %#x took a packet on VL %u", h->dqpn, h->vl);
+	if (softib_lid_is_mcast(h->dlid))
+		ok = h->dqpn == SOFTIB_QPN_MCAST && h->dlid == FZ_MLID &&
+		     h->lnh == SOFTIB_LNH_GLOBAL &&
+		     !memcmp(h->dgid.raw, fz_mgid, 16);
+	else if (h->dlid == SOFTIB_LID_PERMISSIVE)
+		ok = h->dqpn == 0;
+	else
+		ok = lid && (h->dlid & ~mask) == lid &&
+		     h->dqpn != SOFTIB_QPN_MCAST;
+	if (!ok)
+		fz_fail(fz, "DLID %#x (LID %#x LMC %u) to QP %#x accepted",
+			h->dlid, lid, port->lmc, h->dqpn);
+	if (port->state < (h->dqpn ? IB_PORT_ARMED : IB_PORT_INIT))
+		fz_fail(fz, "a port in state %u took a packet for QP %#x",
+			port->state, h->dqpn);
+	if (h->dqpn > 1 &&
+	    (h->qkey != FZ_QKEY || !fz_pkey_ok(port->pkeys[1], h->pkey)))
+		fz_fail(fz, "the UD QP took Q_Key %#x P_Key %#x", h->qkey,
+			h->pkey);
+	if (h->dqpn == 1) {
+		for (i = 0, ok = false; i < SOFTIB_NPKEYS; i++)
+			ok |= fz_pkey_ok(port->pkeys[i], h->pkey);
+		if (h->qkey != IB_QP1_QKEY || !ok)
+			fz_fail(fz, "QP1 took Q_Key %#x P_Key %#x", h->qkey,
+				h->pkey);
+	}
+}
+
+/* What reached QP0 or QP1 goes on to the SMA/PMA, as ib_mad hands it. */
+static void fz_deliver_mad(struct fz *fz, const u8 *buf,
+			   const struct softib_hdr *h)
+{
+	/* QP0's and QP1's receive buffers hold a GRH and one MAD */
+	if (h->payload_len > FZ_MAD)
+		return;
+	memset(fz->mad, 0, FZ_MAD);
+	memcpy(fz->mad, buf + h->hdr_len, h->payload_len);
+	fz_mad(fz, 0, 1, FZ_MAD);
+}
+
+/*
+ * One frame into softib_ud_rcv(): exactly one drop counter moves (no_rwqe
+ * when it reached a QP), the skb is freed, and the parse agrees.
+ */
+static void fz_rx(struct fz *fz, const u8 *buf, unsigned int len)
+{
+	struct softib_port *port = fz->port;
+	u64 before[SOFTIB_DROP_NR], moved = 0;
+	enum softib_drop why = SOFTIB_DROP_NR, parsed;
+	long freed = atomic_long_read(&fz_skbs_freed);
+	struct softib_hdr h;
+	struct sk_buff *skb;
+	int i;
+
+	for (i = 0; i < SOFTIB_DROP_NR; i++)
+		before[i] = softib_drop_count(port, i);
+	skb = fz_skb(fz, buf, len);
+	KUNIT_ASSERT_NOT_NULL(fz->test, skb);
+	sib_rx_skb(fz->t->sdev, skb);
+	fz->fed++;
+	if (atomic_long_read(&fz_skbs_freed) != freed + 1)
+		fz_fail(fz, "the skb was not freed");
+	for (i = 0; i < SOFTIB_DROP_NR; i++) {
+		u64 d = softib_drop_count(port, i) - before[i];
+
+		if (d) {
+			moved += d;
+			why = i;
+		}
+	}
+	if (moved != 1) {
+		fz_fail(fz, "%llu drop counters moved", moved);
+	} else {
+		fz->drops[why]++;
+		fz_parse_check(fz, buf, len, why, &h, &parsed);
+	}
+	if (!fz->failed && why == SOFTIB_DROP_NO_RWQE) {
+		fz->accepted++;
+		if (h.dqpn == SOFTIB_QPN_MCAST)
+			fz->acc_mcast++;
+		else if (h.dqpn <= 1)
+			fz->acc_qp[h.dqpn]++;
+		else if (h.dqpn == FZ_UDQPN)
+			fz->acc_qp[FZ_QPUD]++;
+		else
+			fz_fail(fz, "accepted for QP %#x", h.dqpn);
+		fz_accept_check(fz, buf, &h);
+	}
+	if (!fz->failed && why == SOFTIB_DROP_NO_RWQE && h.dqpn <= 1)
+		fz_deliver_mad(fz, buf, &h);
+	if (fz->failed)
+		fz_dump(fz, "the frame", buf, len);
+}
+
+/* ---- the cases ----------------------------------------------------------- */
+
+static struct fz *fz_new(struct kunit *test)
+{
+	struct fz *fz = kunit_kzalloc(test, sizeof(*fz), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, fz);
+	fz->test = test;
+	fz->t = test->priv;
+	fz->port = fz->t->port;
+	fz->seed = *(const unsigned long *)test->param_value;
+	prandom_seed_state(&fz->rnd, fz->seed);
+	fz->in = fz_alloc(fz, FZ_CAP);
+	fz->mad = (struct ib_mad *)fz_alloc(fz, FZ_MAD);
+	fz->out = (struct ib_mad *)fz_alloc(fz, FZ_MAD);
+	fz_device(fz);
+	fz_reset(fz, true);
+	fz_build_mads(fz);
+	fz_build_frames(fz);
+	return fz;
+}
+
+/* A seed's M_Key: the port's three times in four (else the seed's own). */
+static void fz_seed_mkey(struct fz *fz, u8 *mad, unsigned int len)
+{
+	const struct ib_mad *m = (const void *)mad;
+
+	if (len >= 32 && fz_is_smp(m) && fz_rnd(fz, 4))
+		memcpy(mad + 24, &fz->port->rvp.mkey, 8);
+}
+
+static void fz_tally(struct fz *fz, const char *what, s64 ms)
+{
+	kunit_info(fz->test,
+		   "seed %#lx %s: %llu MADs to the SMA/PMA (%llu answered, %llu consumed, %llu passed on, %llu failed; %llu Sets done, %llu with a wrong M_Key) in %lld ms\n",
+		   fz->seed, what, fz->mads_in, fz->replies, fz->consumed,
+		   fz->passed, fz->failures, fz->sets_done, fz->unauthorised,
+		   ms);
+}
+
+static void fuzz_rx(struct kunit *test)
+{
+	struct fz *fz = fz_new(test);
+	struct softib_port *port = fz->port;
+	const struct fz_seed *s;
+	u64 total = 0, parse_drops = 0;
+	unsigned int i, len;
+	ktime_t start;
+
+	/* Control: every seed as it is reaches its QP. */
+	for (i = 0; i < fz->nframes && !fz->failed; i++) {
+		fz_reset(fz, true);
+		fz->iter = i;
+		fz_rx(fz, fz->frames[i].buf, fz->frames[i].len);
+		if (fz->drops[SOFTIB_DROP_NO_RWQE] != i + 1)
+			fz_fail(fz, "seed frame \"%s\" was not accepted",
+				fz->frames[i].name);
+	}
+
+	start = ktime_get();
+	for (i = 0; i < fz_iters && !fz->failed; i++) {
+		if (i % FZ_RESET_EVERY == 0)
+			fz_reset(fz, false);
+		fz->iter = fz->nframes + i;
+		s = &fz->frames[fz_rnd(fz, fz->nframes)];
+		memcpy(fz->in, s->buf, s->len);
+		len = s->len;
+		if (s->mad_off >= 0)
+			fz_seed_mkey(fz, fz->in + s->mad_off, len - s->mad_off);
+		fz_mutate_frame(fz, fz->in, &len);
+		fz_rx(fz, fz->in, len);
+	}
+
+	/* The counters add up: fed = accepted + dropped, and as the PMA sees it. */
+	for (i = 0; i < SOFTIB_DROP_NR; i++) {
+		KUNIT_EXPECT_EQ(test, softib_drop_count(port, i), fz->drops[i]);
+		total += fz->drops[i];
+		if (fz_parse_reason(i))
+			parse_drops += fz->drops[i];
+	}
+	KUNIT_EXPECT_EQ(test, total, fz->fed);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&port->cnt.rcv_pkts) + parse_drops,
+			fz->fed);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&port->cnt.rcv_errors),
+			parse_drops + fz->drops[SOFTIB_DROP_DLID]);
+	kunit_info(test,
+		   "seed %#lx rx: %llu frames fed, %llu accepted (QP0 %llu, QP1 %llu, UD %llu, multicast %llu); dropped: short %llu, icrc %llu, lver %llu, dlid %llu, opcode %llu, qp %llu, pkey %llu, qkey %llu, port_down %llu\n",
+		   fz->seed, fz->fed, fz->accepted, fz->acc_qp[FZ_QP0],
+		   fz->acc_qp[FZ_QP1], fz->acc_qp[FZ_QPUD], fz->acc_mcast,
+		   fz->drops[SOFTIB_DROP_SHORT], fz->drops[SOFTIB_DROP_ICRC],
+		   fz->drops[SOFTIB_DROP_LVER], fz->drops[SOFTIB_DROP_DLID],
+		   fz->drops[SOFTIB_DROP_OPCODE], fz->drops[SOFTIB_DROP_QP],
+		   fz->drops[SOFTIB_DROP_PKEY], fz->drops[SOFTIB_DROP_QKEY],
+		   fz->drops[SOFTIB_DROP_PORT_DOWN]);
+	fz_tally(fz, "rx", ktime_ms_delta(ktime_get(), start));
+}
+
+static void fuzz_mad(struct kunit *test)
+{
+	struct fz *fz = fz_new(test);
+	const struct fz_seed *s;
+	unsigned int i, port_num;
+	size_t out_size;
+	ktime_t start;
+	int flags;
+
+	/* Control: every seed as it is gets its answer. */
+	for (i = 0; i < fz->nmads && !fz->failed; i++) {
+		fz_reset(fz, true);
+		fz->iter = i;
+		memcpy(fz->mad, fz->mads[i].buf, FZ_MAD);
+		fz_mad(fz, 0, 1, FZ_MAD);
+	}
+	KUNIT_EXPECT_EQ(test, fz->failures + fz->consumed, 0);
+
+	start = ktime_get();
+	for (i = 0; i < 5 * fz_iters && !fz->failed; i++) {
+		if (i % FZ_RESET_EVERY == 0)
+			fz_reset(fz, false);
+		fz->iter = fz->nmads + i;
+		s = &fz->mads[fz_rnd(fz, fz->nmads)];
+		memcpy(fz->mad, s->buf, FZ_MAD);
+		fz_seed_mkey(fz, (u8 *)fz->mad, FZ_MAD);
+		fz_mutate_mad(fz, (u8 *)fz->mad);
+		flags = fz_rnd(fz, 16) ? 0 : IB_MAD_IGNORE_MKEY;
+		port_num = fz_rnd(fz, 16) ? 1 : fz_rnd(fz, 3);
+		out_size = fz_rnd(fz, 32) ? FZ_MAD : fz_rnd(fz, FZ_MAD);
+		fz_mad(fz, flags, port_num, out_size);
+	}
+	fz_tally(fz, "mad", ktime_ms_delta(ktime_get(), start));
+}
+
+static const void *fz_gen_params(const void *prev, char *desc)
+{
+	const unsigned long *p = prev;
+
+	if (fz_seed) {
+		if (prev)
+			return NULL;
+		p = &fz_seed;
+	} else {
+		p = prev ? p + 1 : fz_seeds;
+		if (p == fz_seeds + ARRAY_SIZE(fz_seeds))
+			return NULL;
+	}
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "seed %#lx", *p);
+	return p;
+}
+
+static struct kunit_case softib_fuzz_cases[] = {
+	KUNIT_CASE_PARAM(fuzz_rx, fz_gen_params),
+	KUNIT_CASE_PARAM(fuzz_mad, fz_gen_params),
+	{}
+};
+
+static struct kunit_suite softib_fuzz_suite = {
+	.name = "softib_fuzz",
+	.init = t_init,
+	.exit = t_exit,
+	.test_cases = softib_fuzz_cases,
+};
+
+kunit_test_suite(softib_fuzz_suite);
+
+MODULE_DESCRIPTION("A seeded fuzzer over softib's receive path, SMA and PMA");
+MODULE_LICENSE("GPL");
