@@ -97,6 +97,13 @@ static void softib_ud_deliver(struct softib_port *port, struct rvt_qp *qp,
 		goto out;
 	}
 	if (!ret) {
+		/*
+		 * PortCounters VL15Dropped: an SMP with nowhere to go (only
+		 * QP0, whose r_lock is held, writes it)
+		 */
+		if (qp->ibqp.qp_type == IB_QPT_SMI)
+			WRITE_ONCE(port->rvp.n_vl15_dropped,
+				   port->rvp.n_vl15_dropped + 1);
 		softib_drop(port, SOFTIB_DROP_NO_RWQE);
 		goto out;
 	}

@@ -1206,6 +1206,7 @@ static void fz_rx(struct fz *fz, const u8 *buf, unsigned int len)
 	u64 before[SOFTIB_DROP_NR], moved = 0;
 	enum softib_drop why = SOFTIB_DROP_NR, parsed;
 	long freed = atomic_long_read(&fz_skbs_freed);
+	u64 vl15 = port->rvp.n_vl15_dropped;
 	struct softib_hdr h;
 	struct sk_buff *skb;
 	int i;
@@ -1244,8 +1245,16 @@ static void fz_rx(struct fz *fz, const u8 *buf, unsigned int len)
 			fz_fail(fz, "accepted for QP %#x", h.dqpn);
 		fz_accept_check(fz, buf, &h);
 	}
-	if (!fz->failed && why == SOFTIB_DROP_NO_RWQE && h.dqpn <= 1)
-		fz_deliver_mad(fz, buf, &h);
+	/* an SMP that found no receive buffer is a VL15Dropped */
+	if (!fz->failed &&
+	    port->rvp.n_vl15_dropped - vl15 !=
+	    (why == SOFTIB_DROP_NO_RWQE && h.dqpn == 0))
+		fz_fail(fz, "VL15Dropped moved by %llu (drop reason %d)",
+			port->rvp.n_vl15_dropped - vl15, why);
+	if (!fz->failed && why == SOFTIB_DROP_NO_RWQE) {
+		if (h.dqpn <= 1)
+			fz_deliver_mad(fz, buf, &h);
+	}
 	if (fz->failed)
 		fz_dump(fz, "the frame", buf, len);
 }

@@ -382,12 +382,88 @@ static void sib_rx_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, port->rvp.qkey_violations, 1);
 }
 
+/* ---- QP0 and QP1: MAD packets ---------------------------------------------- */
+
+/*
+ * sib_rx_port() with QP0 and QP1 ready to receive and no receive WQE
+ * posted: a packet that reaches either is counted as no_rwqe.
+ */
+static struct softib_port *sib_rx_port_ready(struct kunit *test)
+{
+	struct softib_port *port = sib_rx_port(test);
+	struct ib_device *ibdev = &port->sdev->rdi.ibdev;
+	static const enum ib_qp_type types[] = { IB_QPT_SMI, IB_QPT_GSI };
+	struct rvt_krwq *kwq;
+	struct rvt_qp *qp;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+		kwq = kunit_kzalloc(test, sizeof(*kwq), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, qp);
+		KUNIT_ASSERT_NOT_NULL(test, kwq);
+		sib_qp_ready(qp, kwq, ibdev, types[i], i);
+		RCU_INIT_POINTER(port->rvp.qp[i], qp);
+	}
+	return port;
+}
+
+/* A LID-routed SMP to our LID, on VL15. */
+static struct softib_hdr sib_smp_hdr(void)
+{
+	struct softib_hdr h = sib_good_hdr();
+
+	h.vl = 15;
+	h.dqpn = 0;
+	h.qkey = 0;
+	h.sqpn = 0;
+	return h;
+}
+
+/* A packet of h's headers carrying a zeroed MAD of this class. */
+static unsigned int sib_make_mad(struct softib_hdr *h, u8 *buf, u8 mgmt_class,
+				 unsigned int len)
+{
+	u8 mad[IB_MGMT_MAD_SIZE + 8] = {};
+
+	mad[0] = IB_MGMT_BASE_VERSION;
+	mad[1] = mgmt_class;
+	mad[2] = 1;
+	mad[3] = IB_MGMT_METHOD_GET;
+	return sib_make_data(h, buf, mad, len);
+}
+
+/*
+ * An SMP that finds no receive buffer on QP0 counts in the PMA's
+ * VL15Dropped (IBA 16.1.3.5; qib does the same); a GMP on QP1 does not.
+ */
+static void sib_rx_vl15_dropped(struct kunit *test)
+{
+	struct softib_port *port = sib_rx_port_ready(test);
+	struct softib_hdr h;
+	unsigned int len;
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	h = sib_smp_hdr();
+	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_LID_ROUTED,
+			   IB_MGMT_MAD_SIZE);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_NO_RWQE);
+	KUNIT_EXPECT_EQ(test, port->rvp.n_vl15_dropped, 1);
+	h = sib_good_hdr();
+	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_ADM, IB_MGMT_MAD_SIZE);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_NO_RWQE);
+	KUNIT_EXPECT_EQ(test, port->rvp.n_vl15_dropped, 1);
+}
+
 static struct kunit_case sib_cases[] = {
 	KUNIT_CASE(sib_icrc_vector),
 	KUNIT_CASE(sib_icrc_variant),
 	KUNIT_CASE(sib_icrc_grh_variant),
 	KUNIT_CASE(sib_roundtrip),
 	KUNIT_CASE(sib_rx_checks),
+	KUNIT_CASE(sib_rx_vl15_dropped),
 	{}
 };
 
