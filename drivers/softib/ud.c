@@ -232,6 +232,11 @@ void softib_ud_rcv(struct softib_dev *sdev, struct sk_buff *skb)
 	    (h.dqpn != 0 && state == IB_PORT_INIT))
 		goto drop;
 
+	/* QP0 and QP1 take one MAD, nothing shorter or longer (IBA 13.5.3.1). */
+	why = SOFTIB_DROP_MAD;
+	if (h.dqpn <= 1 && h.payload_len != IB_MGMT_MAD_SIZE)
+		goto drop;
+
 	if (h.dqpn == SOFTIB_QPN_MCAST) {
 		softib_ud_rcv_mcast(port, &h, pkt, pkey_index);
 		goto free;

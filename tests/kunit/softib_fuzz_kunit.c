@@ -1182,6 +1182,10 @@ static void fz_accept_check(struct fz *fz, const u8 *buf,
 			fz_fail(fz, "QP1 took Q_Key %#x P_Key %#x", h->qkey,
 				h->pkey);
 	}
+	/* 13.5.3.1: QP0 and QP1 take one MAD... */
+	if (h->dqpn <= 1 && h->payload_len != FZ_MAD)
+		fz_fail(fz, "a MAD packet of %u bytes reached QP%u",
+			h->payload_len, h->dqpn);
 }
 
 /* What reached QP0 or QP1 goes on to the SMA/PMA, as ib_mad hands it. */

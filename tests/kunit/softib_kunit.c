@@ -202,8 +202,9 @@ static void sib_rx_free(void *data)
 /*
  * A device with just what the receive path reads: port 1 ACTIVE at LID 5,
  * the full default P_Key, and a GSI QP1 in RESET. A packet that passes every
- * check reaches QP1 and is dropped there as SOFTIB_DROP_QP (not ready to
- * receive): that count is how a test sees "delivered".
+ * check (for QP1: one 256-byte MAD) reaches QP1 and is dropped there as
+ * SOFTIB_DROP_QP (not ready to receive): that count is how a test sees
+ * "delivered".
  */
 static struct softib_port *sib_rx_port(struct kunit *test)
 {
@@ -276,29 +277,29 @@ static void sib_rx_checks(struct kunit *test)
 	unsigned int len;
 	u8 *buf;
 
-	buf = kunit_kzalloc(test, 256, GFP_KERNEL);
+	buf = kunit_kzalloc(test, 512, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 
 	/* The control: a good packet gets all the way to QP1. */
 	h = sib_good_hdr();
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_QP);
 	/* So does one to the LMC range of our LID (base 4, LMC 2: 4..7). */
 	port->lid = 4;
 	port->lmc = 2;
 	h = sib_good_hdr();
 	h.dlid = 7;
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_QP);
 	h.dlid = 8;
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_DLID);
 	port->lid = SIB_LID;
 	port->lmc = 0;
 
 	/* Shorter than its headers; shorter than its LRH says. */
 	h = sib_good_hdr();
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, 16, SOFTIB_DROP_SHORT);
 	sib_rx_one(test, port, buf, len - 4, SOFTIB_DROP_SHORT);
 	/* A pad count larger than the payload. */
@@ -310,72 +311,72 @@ static void sib_rx_checks(struct kunit *test)
 
 	/* Bad ICRC */
 	h = sib_good_hdr();
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	buf[len - 1] ^= 0x80;
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_ICRC);
 
 	/* LVer 1; LNH raw; GRH with a bad next header; TVer 1 */
 	h = sib_good_hdr();
 	h.lver = 1;
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_LVER);
 	h = sib_good_hdr();
 	h.lnh = SOFTIB_LNH_RAW;
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_LVER);
 	h = sib_good_hdr();
 	h.lnh = SOFTIB_LNH_GLOBAL;
 	h.ipver = SOFTIB_IPVER;
 	h.nxthdr = 0x11;
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_LVER);
 	h = sib_good_hdr();
 	h.tver = 1;
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_LVER);
 
 	/* Unknown opcode (RC space, reserved) with a good ICRC */
 	h = sib_good_hdr();
 	h.opcode = 0x1f;
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_OPCODE);
 
 	/* DLID not ours; permissive DLID to a QP other than QP0 */
 	h = sib_good_hdr();
 	h.dlid = SIB_LID + 1;
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_DLID);
 	h = sib_good_hdr();
 	h.dlid = SOFTIB_LID_PERMISSIVE;
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_DLID);
 
 	/* P_Key not in the table; QP1 on VL15 */
 	h = sib_good_hdr();
 	h.pkey = 0x1234;
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_PKEY);
 	h = sib_good_hdr();
 	h.vl = 15;
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_QP);
 
 	/* Q_Key: QP1 takes only IB_QP1_QKEY */
 	h = sib_good_hdr();
 	h.qkey = 0x1234;
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_QKEY);
 
 	/* No such QP */
 	h = sib_good_hdr();
 	h.dqpn = 0x77;
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_QP);
 
 	/* A port in INIT takes SMPs only. */
 	port->state = IB_PORT_INIT;
 	h = sib_good_hdr();
-	len = sib_make(&h, buf, 8);
+	len = sib_make(&h, buf, IB_MGMT_MAD_SIZE);
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_PORT_DOWN);
 
 	KUNIT_EXPECT_EQ(test, port->rvp.pkey_violations, 1);
@@ -457,6 +458,33 @@ static void sib_rx_vl15_dropped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, port->rvp.n_vl15_dropped, 1);
 }
 
+/* IBA 13.5.3.1: a packet to QP0 or QP1 carries one 256-byte MAD, no more or less. */
+static void sib_rx_mad_len(struct kunit *test)
+{
+	static const unsigned int lens[] = { 0, 24, 252, 255, 257, 260, 264 };
+	struct softib_port *port = sib_rx_port_ready(test);
+	struct softib_hdr h;
+	unsigned int i, len, qpn;
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (qpn = 0; qpn < 2; qpn++) {
+		for (i = 0; i < ARRAY_SIZE(lens); i++) {
+			h = qpn ? sib_good_hdr() : sib_smp_hdr();
+			len = sib_make_mad(&h, buf, qpn ? IB_MGMT_CLASS_SUBN_ADM :
+					   IB_MGMT_CLASS_SUBN_LID_ROUTED, lens[i]);
+			sib_rx_one(test, port, buf, len, SOFTIB_DROP_MAD);
+		}
+		/* the control: exactly one MAD reaches the QP */
+		h = qpn ? sib_good_hdr() : sib_smp_hdr();
+		len = sib_make_mad(&h, buf, qpn ? IB_MGMT_CLASS_SUBN_ADM :
+				   IB_MGMT_CLASS_SUBN_LID_ROUTED,
+				   IB_MGMT_MAD_SIZE);
+		sib_rx_one(test, port, buf, len, SOFTIB_DROP_NO_RWQE);
+	}
+}
+
 static struct kunit_case sib_cases[] = {
 	KUNIT_CASE(sib_icrc_vector),
 	KUNIT_CASE(sib_icrc_variant),
@@ -464,6 +492,7 @@ static struct kunit_case sib_cases[] = {
 	KUNIT_CASE(sib_roundtrip),
 	KUNIT_CASE(sib_rx_checks),
 	KUNIT_CASE(sib_rx_vl15_dropped),
+	KUNIT_CASE(sib_rx_mad_len),
 	{}
 };
 
