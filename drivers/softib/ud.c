@@ -232,9 +232,13 @@ void softib_ud_rcv(struct softib_dev *sdev, struct sk_buff *skb)
 	    (h.dqpn != 0 && state == IB_PORT_INIT))
 		goto drop;
 
-	/* QP0 and QP1 take one MAD, nothing shorter or longer (IBA 13.5.3.1). */
+	/*
+	 * QP0 and QP1 take one MAD, nothing shorter or longer, sent without
+	 * ImmDt (IBA 13.5.3.1).
+	 */
 	why = SOFTIB_DROP_MAD;
-	if (h.dqpn <= 1 && h.payload_len != IB_MGMT_MAD_SIZE)
+	if (h.dqpn <= 1 && (h.payload_len != IB_MGMT_MAD_SIZE ||
+			    h.opcode != SOFTIB_OP_UD_SEND_ONLY))
 		goto drop;
 
 	if (h.dqpn == SOFTIB_QPN_MCAST) {

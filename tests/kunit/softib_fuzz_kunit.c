@@ -1186,6 +1186,10 @@ static void fz_accept_check(struct fz *fz, const u8 *buf,
 	if (h->dqpn <= 1 && h->payload_len != FZ_MAD)
 		fz_fail(fz, "a MAD packet of %u bytes reached QP%u",
 			h->payload_len, h->dqpn);
+	/* ...sent as SEND only, without ImmDt */
+	if (h->dqpn <= 1 && h->opcode != SOFTIB_OP_UD_SEND_ONLY)
+		fz_fail(fz, "opcode %#x (ImmDt) reached QP%u", h->opcode,
+			h->dqpn);
 }
 
 /* What reached QP0 or QP1 goes on to the SMA/PMA, as ib_mad hands it. */

@@ -485,6 +485,28 @@ static void sib_rx_mad_len(struct kunit *test)
 	}
 }
 
+/* ... sent as SEND only: a MAD with ImmDt is no MAD (13.5.3.1, as qib). */
+static void sib_rx_mad_imm(struct kunit *test)
+{
+	struct softib_port *port = sib_rx_port_ready(test);
+	struct softib_hdr h;
+	unsigned int len;
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	h = sib_smp_hdr();
+	h.opcode = SOFTIB_OP_UD_SEND_ONLY_IMM;
+	h.imm = cpu_to_be32(1);
+	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_LID_ROUTED,
+			   IB_MGMT_MAD_SIZE);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_MAD);
+	h = sib_good_hdr();
+	h.opcode = SOFTIB_OP_UD_SEND_ONLY_IMM;
+	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_ADM, IB_MGMT_MAD_SIZE);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_MAD);
+}
+
 static struct kunit_case sib_cases[] = {
 	KUNIT_CASE(sib_icrc_vector),
 	KUNIT_CASE(sib_icrc_variant),
@@ -493,6 +515,7 @@ static struct kunit_case sib_cases[] = {
 	KUNIT_CASE(sib_rx_checks),
 	KUNIT_CASE(sib_rx_vl15_dropped),
 	KUNIT_CASE(sib_rx_mad_len),
+	KUNIT_CASE(sib_rx_mad_imm),
 	{}
 };
 
