@@ -198,17 +198,21 @@ void softib_ud_rcv(struct softib_dev *sdev, struct sk_buff *skb)
 	atomic64_inc(&port->cnt.rcv_pkts);
 	atomic64_add(h.pktlen, &port->cnt.rcv_data);
 
-	/* DLID: ours (LMC range), multicast, or permissive for QP0 */
+	/*
+	 * DLID: ours (LMC range), multicast, or permissive for QP0. The
+	 * permissive LID, as DLID or SLID, is QP0's alone (IBA 9.6.1.4.1).
+	 */
 	lid = READ_ONCE(port->lid);
 	mask = softib_lmc_mask(port);
 	why = SOFTIB_DROP_DLID;
-	if (h.dlid == SOFTIB_LID_PERMISSIVE) {
-		if (h.dqpn != 0)
-			goto drop;
-	} else if (softib_lid_is_mcast(h.dlid)) {
+	if ((h.dlid == SOFTIB_LID_PERMISSIVE ||
+	     h.slid == SOFTIB_LID_PERMISSIVE) && h.dqpn != 0)
+		goto drop;
+	if (softib_lid_is_mcast(h.dlid)) {
 		if (h.dqpn != SOFTIB_QPN_MCAST)
 			goto drop;
-	} else if (!lid || (h.dlid & ~mask) != lid) {
+	} else if (h.dlid != SOFTIB_LID_PERMISSIVE &&
+		   (!lid || (h.dlid & ~mask) != lid)) {
 		goto drop;
 	}
 
@@ -234,11 +238,17 @@ void softib_ud_rcv(struct softib_dev *sdev, struct sk_buff *skb)
 
 	/*
 	 * QP0 and QP1 take one MAD, nothing shorter or longer, sent without
-	 * ImmDt (IBA 13.5.3.1).
+	 * ImmDt (IBA 13.5.3.1); a LID-routed SMP never comes to or from the
+	 * permissive LID (only directed route works before the LIDs are set).
 	 */
 	why = SOFTIB_DROP_MAD;
 	if (h.dqpn <= 1 && (h.payload_len != IB_MGMT_MAD_SIZE ||
 			    h.opcode != SOFTIB_OP_UD_SEND_ONLY))
+		goto drop;
+	if (h.dqpn == 0 && (h.dlid == SOFTIB_LID_PERMISSIVE ||
+			    h.slid == SOFTIB_LID_PERMISSIVE) &&
+	    pkt[h.hdr_len + offsetof(struct ib_mad_hdr, mgmt_class)] !=
+	    IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
 		goto drop;
 
 	if (h.dqpn == SOFTIB_QPN_MCAST) {

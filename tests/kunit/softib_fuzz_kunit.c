@@ -1149,6 +1149,9 @@ static void fz_accept_check(struct fz *fz, const u8 *buf,
 {
 	struct softib_port *port = fz->port;
 	u16 lid = port->lid, mask = (1U << port->lmc) - 1;
+	bool perm = h->dlid == SOFTIB_LID_PERMISSIVE ||
+		    h->slid == SOFTIB_LID_PERMISSIVE;
+	const u8 *mad = buf + h->hdr_len;
 	unsigned int i;
 	bool ok, smi, vl15;
 
@@ -1190,6 +1193,14 @@ static void fz_accept_check(struct fz *fz, const u8 *buf,
 	if (h->dqpn <= 1 && h->opcode != SOFTIB_OP_UD_SEND_ONLY)
 		fz_fail(fz, "opcode %#x (ImmDt) reached QP%u", h->opcode,
 			h->dqpn);
+	/* the permissive LID: QP0 only, and a LID-routed SMP never */
+	if (h->dqpn != 0 && perm)
+		fz_fail(fz, "DLID %#x SLID %#x reached QP %#x", h->dlid,
+			h->slid, h->dqpn);
+	if (h->dqpn == 0 && perm && h->payload_len >= 2 &&
+	    mad[1] != IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+		fz_fail(fz, "an SMP of class %#x with DLID %#x SLID %#x reached QP0",
+			mad[1], h->dlid, h->slid);
 }
 
 /* What reached QP0 or QP1 goes on to the SMA/PMA, as ib_mad hands it. */

@@ -507,6 +507,49 @@ static void sib_rx_mad_imm(struct kunit *test)
 	sib_rx_one(test, port, buf, len, SOFTIB_DROP_MAD);
 }
 
+/*
+ * The permissive LID, as DLID or SLID, belongs to QP0, and there to
+ * directed-route SMPs only (IBA 9.6.1.4.1; qib drops the rest).
+ */
+static void sib_rx_permissive(struct kunit *test)
+{
+	struct softib_port *port = sib_rx_port_ready(test);
+	struct softib_hdr h;
+	unsigned int len;
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	/* a GMP from the permissive SLID */
+	h = sib_good_hdr();
+	h.slid = SOFTIB_LID_PERMISSIVE;
+	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_ADM, IB_MGMT_MAD_SIZE);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_DLID);
+	/* LID-routed SMPs to or from the permissive LID */
+	h = sib_smp_hdr();
+	h.dlid = SOFTIB_LID_PERMISSIVE;
+	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_LID_ROUTED,
+			   IB_MGMT_MAD_SIZE);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_MAD);
+	h = sib_smp_hdr();
+	h.slid = SOFTIB_LID_PERMISSIVE;
+	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_LID_ROUTED,
+			   IB_MGMT_MAD_SIZE);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_MAD);
+	/* the controls: directed-route SMPs take it either way */
+	h = sib_smp_hdr();
+	h.dlid = SOFTIB_LID_PERMISSIVE;
+	h.slid = SOFTIB_LID_PERMISSIVE;
+	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE,
+			   IB_MGMT_MAD_SIZE);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_NO_RWQE);
+	h = sib_smp_hdr();
+	h.slid = SOFTIB_LID_PERMISSIVE;
+	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE,
+			   IB_MGMT_MAD_SIZE);
+	sib_rx_one(test, port, buf, len, SOFTIB_DROP_NO_RWQE);
+}
+
 static struct kunit_case sib_cases[] = {
 	KUNIT_CASE(sib_icrc_vector),
 	KUNIT_CASE(sib_icrc_variant),
@@ -516,6 +559,7 @@ static struct kunit_case sib_cases[] = {
 	KUNIT_CASE(sib_rx_vl15_dropped),
 	KUNIT_CASE(sib_rx_mad_len),
 	KUNIT_CASE(sib_rx_mad_imm),
+	KUNIT_CASE(sib_rx_permissive),
 	{}
 };
 
