@@ -434,6 +434,18 @@ static unsigned int sib_make_mad(struct softib_hdr *h, u8 *buf, u8 mgmt_class,
 	return sib_make_data(h, buf, mad, len);
 }
 
+/* One packet of h's headers and a MAD of this class: where it must end. */
+static void sib_rx_mad(struct kunit *test, struct softib_port *port,
+		       struct softib_hdr h, u8 mgmt_class, unsigned int mad_len,
+		       enum softib_drop why)
+{
+	u8 *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	sib_rx_one(test, port, buf, sib_make_mad(&h, buf, mgmt_class, mad_len),
+		   why);
+}
+
 /*
  * An SMP that finds no receive buffer on QP0 counts in the PMA's
  * VL15Dropped (IBA 16.1.3.5; qib does the same); a GMP on QP1 does not.
@@ -441,20 +453,12 @@ static unsigned int sib_make_mad(struct softib_hdr *h, u8 *buf, u8 mgmt_class,
 static void sib_rx_vl15_dropped(struct kunit *test)
 {
 	struct softib_port *port = sib_rx_port_ready(test);
-	struct softib_hdr h;
-	unsigned int len;
-	u8 *buf;
 
-	buf = kunit_kzalloc(test, 512, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	h = sib_smp_hdr();
-	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_LID_ROUTED,
-			   IB_MGMT_MAD_SIZE);
-	sib_rx_one(test, port, buf, len, SOFTIB_DROP_NO_RWQE);
+	sib_rx_mad(test, port, sib_smp_hdr(), IB_MGMT_CLASS_SUBN_LID_ROUTED,
+		   IB_MGMT_MAD_SIZE, SOFTIB_DROP_NO_RWQE);
 	KUNIT_EXPECT_EQ(test, port->rvp.n_vl15_dropped, 1);
-	h = sib_good_hdr();
-	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_ADM, IB_MGMT_MAD_SIZE);
-	sib_rx_one(test, port, buf, len, SOFTIB_DROP_NO_RWQE);
+	sib_rx_mad(test, port, sib_good_hdr(), IB_MGMT_CLASS_SUBN_ADM,
+		   IB_MGMT_MAD_SIZE, SOFTIB_DROP_NO_RWQE);
 	KUNIT_EXPECT_EQ(test, port->rvp.n_vl15_dropped, 1);
 }
 
@@ -463,26 +467,20 @@ static void sib_rx_mad_len(struct kunit *test)
 {
 	static const unsigned int lens[] = { 0, 24, 252, 255, 257, 260, 264 };
 	struct softib_port *port = sib_rx_port_ready(test);
-	struct softib_hdr h;
-	unsigned int i, len, qpn;
-	u8 *buf;
+	unsigned int i;
 
-	buf = kunit_kzalloc(test, 512, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	for (qpn = 0; qpn < 2; qpn++) {
-		for (i = 0; i < ARRAY_SIZE(lens); i++) {
-			h = qpn ? sib_good_hdr() : sib_smp_hdr();
-			len = sib_make_mad(&h, buf, qpn ? IB_MGMT_CLASS_SUBN_ADM :
-					   IB_MGMT_CLASS_SUBN_LID_ROUTED, lens[i]);
-			sib_rx_one(test, port, buf, len, SOFTIB_DROP_MAD);
-		}
-		/* the control: exactly one MAD reaches the QP */
-		h = qpn ? sib_good_hdr() : sib_smp_hdr();
-		len = sib_make_mad(&h, buf, qpn ? IB_MGMT_CLASS_SUBN_ADM :
-				   IB_MGMT_CLASS_SUBN_LID_ROUTED,
-				   IB_MGMT_MAD_SIZE);
-		sib_rx_one(test, port, buf, len, SOFTIB_DROP_NO_RWQE);
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		sib_rx_mad(test, port, sib_smp_hdr(),
+			   IB_MGMT_CLASS_SUBN_LID_ROUTED, lens[i],
+			   SOFTIB_DROP_MAD);
+		sib_rx_mad(test, port, sib_good_hdr(), IB_MGMT_CLASS_SUBN_ADM,
+			   lens[i], SOFTIB_DROP_MAD);
 	}
+	/* the controls: exactly one MAD reaches the QP */
+	sib_rx_mad(test, port, sib_smp_hdr(), IB_MGMT_CLASS_SUBN_LID_ROUTED,
+		   IB_MGMT_MAD_SIZE, SOFTIB_DROP_NO_RWQE);
+	sib_rx_mad(test, port, sib_good_hdr(), IB_MGMT_CLASS_SUBN_ADM,
+		   IB_MGMT_MAD_SIZE, SOFTIB_DROP_NO_RWQE);
 }
 
 /* ... sent as SEND only: a MAD with ImmDt is no MAD (13.5.3.1, as qib). */
@@ -490,21 +488,16 @@ static void sib_rx_mad_imm(struct kunit *test)
 {
 	struct softib_port *port = sib_rx_port_ready(test);
 	struct softib_hdr h;
-	unsigned int len;
-	u8 *buf;
 
-	buf = kunit_kzalloc(test, 512, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
 	h = sib_smp_hdr();
 	h.opcode = SOFTIB_OP_UD_SEND_ONLY_IMM;
 	h.imm = cpu_to_be32(1);
-	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_LID_ROUTED,
-			   IB_MGMT_MAD_SIZE);
-	sib_rx_one(test, port, buf, len, SOFTIB_DROP_MAD);
+	sib_rx_mad(test, port, h, IB_MGMT_CLASS_SUBN_LID_ROUTED,
+		   IB_MGMT_MAD_SIZE, SOFTIB_DROP_MAD);
 	h = sib_good_hdr();
 	h.opcode = SOFTIB_OP_UD_SEND_ONLY_IMM;
-	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_ADM, IB_MGMT_MAD_SIZE);
-	sib_rx_one(test, port, buf, len, SOFTIB_DROP_MAD);
+	sib_rx_mad(test, port, h, IB_MGMT_CLASS_SUBN_ADM, IB_MGMT_MAD_SIZE,
+		   SOFTIB_DROP_MAD);
 }
 
 /*
@@ -514,40 +507,25 @@ static void sib_rx_mad_imm(struct kunit *test)
 static void sib_rx_permissive(struct kunit *test)
 {
 	struct softib_port *port = sib_rx_port_ready(test);
-	struct softib_hdr h;
-	unsigned int len;
-	u8 *buf;
+	struct softib_hdr to_perm = sib_smp_hdr(), from_perm = sib_smp_hdr();
+	struct softib_hdr h = sib_good_hdr();
 
-	buf = kunit_kzalloc(test, 512, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
+	to_perm.dlid = SOFTIB_LID_PERMISSIVE;
+	from_perm.slid = SOFTIB_LID_PERMISSIVE;
 	/* a GMP from the permissive SLID */
-	h = sib_good_hdr();
 	h.slid = SOFTIB_LID_PERMISSIVE;
-	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_ADM, IB_MGMT_MAD_SIZE);
-	sib_rx_one(test, port, buf, len, SOFTIB_DROP_DLID);
+	sib_rx_mad(test, port, h, IB_MGMT_CLASS_SUBN_ADM, IB_MGMT_MAD_SIZE,
+		   SOFTIB_DROP_DLID);
 	/* LID-routed SMPs to or from the permissive LID */
-	h = sib_smp_hdr();
-	h.dlid = SOFTIB_LID_PERMISSIVE;
-	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_LID_ROUTED,
-			   IB_MGMT_MAD_SIZE);
-	sib_rx_one(test, port, buf, len, SOFTIB_DROP_MAD);
-	h = sib_smp_hdr();
-	h.slid = SOFTIB_LID_PERMISSIVE;
-	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_LID_ROUTED,
-			   IB_MGMT_MAD_SIZE);
-	sib_rx_one(test, port, buf, len, SOFTIB_DROP_MAD);
+	sib_rx_mad(test, port, to_perm, IB_MGMT_CLASS_SUBN_LID_ROUTED,
+		   IB_MGMT_MAD_SIZE, SOFTIB_DROP_MAD);
+	sib_rx_mad(test, port, from_perm, IB_MGMT_CLASS_SUBN_LID_ROUTED,
+		   IB_MGMT_MAD_SIZE, SOFTIB_DROP_MAD);
 	/* the controls: directed-route SMPs take it either way */
-	h = sib_smp_hdr();
-	h.dlid = SOFTIB_LID_PERMISSIVE;
-	h.slid = SOFTIB_LID_PERMISSIVE;
-	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE,
-			   IB_MGMT_MAD_SIZE);
-	sib_rx_one(test, port, buf, len, SOFTIB_DROP_NO_RWQE);
-	h = sib_smp_hdr();
-	h.slid = SOFTIB_LID_PERMISSIVE;
-	len = sib_make_mad(&h, buf, IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE,
-			   IB_MGMT_MAD_SIZE);
-	sib_rx_one(test, port, buf, len, SOFTIB_DROP_NO_RWQE);
+	sib_rx_mad(test, port, to_perm, IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE,
+		   IB_MGMT_MAD_SIZE, SOFTIB_DROP_NO_RWQE);
+	sib_rx_mad(test, port, from_perm, IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE,
+		   IB_MGMT_MAD_SIZE, SOFTIB_DROP_NO_RWQE);
 }
 
 static struct kunit_case sib_cases[] = {
