@@ -15,6 +15,7 @@
 
 #include "openrdma/symvers.h"
 
+#include <kunit/visibility.h>
 #include <linux/jhash.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -92,6 +93,7 @@ void cm_put(struct cm_id_priv *priv)
 	else
 		complete(&priv->done);
 }
+EXPORT_SYMBOL_IF_KUNIT(cm_put);
 
 /* A reference on the id whose local comm id is @local_id, or NULL. */
 struct cm_id_priv *cm_lookup_local(__be32 local_id)
@@ -197,6 +199,7 @@ struct cm_id_priv *cm_insert_remote_qpn(struct cm_id_priv *priv)
 	spin_unlock(&priv->lock);
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(cm_insert_remote_qpn);
 
 void cm_unlink_remote(struct cm_id_priv *priv)
 {
@@ -296,11 +299,18 @@ static unsigned int cm_timewait_ms(struct cm_id_priv *priv)
 	       cm_time_ms(priv->local_ack_timeout);
 }
 
-/* Enter TIMEWAIT: IB_CM_TIMEWAIT_EXIT follows when it has elapsed. */
+/*
+ * Enter TIMEWAIT: IB_CM_TIMEWAIT_EXIT follows when it has elapsed. The
+ * connection gives up its remote comm id and remote QP at once, as in-tree:
+ * a peer that reuses that QP number (a re-created device starts its QPNs
+ * again) may connect again during our timewait; only a live connection
+ * makes its REQ stale.
+ */
 void cm_enter_timewait(struct cm_id_priv *priv)
 {
 	lockdep_assert_held(&priv->lock);
 	cm_cancel_msg(priv);
+	cm_unlink_remote(priv);
 	priv->id.state = IB_CM_TIMEWAIT;
 	cm_get(priv);
 	if (!mod_delayed_work(cm.wq, &priv->timewait_work,

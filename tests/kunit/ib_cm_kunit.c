@@ -850,6 +850,42 @@ static void ibcm_dreq_timeout_timewait(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_IDLE);
 }
 
+/*
+ * A remote QP belongs to a live connection only: while an id holds
+ * (QPN, CA GUID), a new connection to that remote QP is stale; once the
+ * id enters timewait it gives the QP up, as in-tree (cm_enter_timewait's
+ * cm_remove_remote), so a peer that reuses the QPN can connect again.
+ */
+static void ibcm_timewait_frees_remote_qp(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct rec_ctx *ctx = rec_new(test);
+	struct cm_id_priv *old = conn_id(test, fd, ctx, true);
+	struct cm_id_priv *new = conn_id(test, fd, rec_new(test), true);
+	struct cm_id_priv *cur;
+
+	old->remote_ca_guid = cpu_to_be64(0x0200aabbccddeeffULL);
+	new->remote_ca_guid = old->remote_ca_guid;
+	KUNIT_ASSERT_NULL(test, cm_insert_remote_qpn(old));
+	set_state(old, IB_CM_ESTABLISHED);
+	cur = cm_insert_remote_qpn(new);
+	KUNIT_EXPECT_PTR_EQ(test, cur, old);
+	if (cur)
+		cm_put(cur);
+
+	/* Out of DREQ retries: timewait (about 1 s with these timeouts). */
+	set_state(old, IB_CM_DREQ_SENT);
+	cm_send_timeout(old, IB_CM_DREQ_SENT, CM_DREQ_ATTR_ID);
+	wait_events(test, ctx, 1);
+	KUNIT_EXPECT_EQ(test, ctx->type[0], IB_CM_DREQ_ERROR);
+	KUNIT_EXPECT_EQ(test, old->id.state, IB_CM_TIMEWAIT);
+	cur = cm_insert_remote_qpn(new);
+	KUNIT_EXPECT_NULL(test, cur);
+	if (cur)
+		cm_put(cur);
+	set_state(new, IB_CM_IDLE);
+}
+
 /* A handler that returns non-zero has its id destroyed after it returns. */
 static void ibcm_handler_destroys(struct kunit *test)
 {
@@ -1317,6 +1353,7 @@ static struct kunit_case ibcm_conn_cases[] = {
 	KUNIT_CASE(ibcm_qp_attr_uc),
 	KUNIT_CASE(ibcm_req_timeout),
 	KUNIT_CASE(ibcm_dreq_timeout_timewait),
+	KUNIT_CASE(ibcm_timewait_frees_remote_qp),
 	KUNIT_CASE(ibcm_handler_destroys),
 	KUNIT_CASE(ibcm_mra_delayed),
 	KUNIT_CASE(ibcm_dup_rep_after_delayed_mra),
