@@ -21,6 +21,7 @@ for s in a b; do
 		show "/tmp/$name-server.log"
 	else
 		barrier "$name-listen"
+		neigh_fresh
 		rc=0
 		run_to "/tmp/$name-client.log" "$STEP" cmtime -s "$srv" -p 7340 -c 50 || rc=$?
 		barrier "$name-client"

@@ -52,13 +52,21 @@ setup_link() {
 	rdma link add rxe0 type rxe netdev vec0
 	wait_for 10 "rxe0 ACTIVE" rxe0_active
 	barrier link
-	wait_for 20 "ping $PADDR" ping -c 1 -W 1 "$PADDR"
 	# The neighbour entries first: resolution under the CM's 2 s deadline
 	# (rping's) is not what these tests are about, and two busy UML VMs
 	# sometimes need longer for IPv6 neighbour discovery.
-	wait_for 20 "ping $PADDR6" ping -6 -c 1 -W 1 "$PADDR6"
+	neigh_fresh
 	say "link: vec0 $LADDR rxe0 <-> $PADDR (VM $PEER)"
 }
+
+# neigh_fresh: the peer's IPv4 and IPv6 neighbours answer now.
+neigh_fresh() {
+	wait_for 20 "ping $PADDR" ping -c 1 -W 1 "$PADDR"
+	wait_for 20 "ping $PADDR6" ping -6 -c 1 -W 1 "$PADDR6"
+}
+
+# last_words LOG: the last non-empty line of LOG, for a failure's reason.
+last_words() { grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | cut -c1-160; }
 
 # pair_case NAME SERVER_ROLE PORT CHECK SERVER_CMD... -- CLIENT_CMD...: the
 # server half runs SERVER_CMD in the VM with role SERVER_ROLE, waits for its
@@ -77,12 +85,17 @@ pair_case() {
 		barrier "$name-listen"
 		wait_pid "$pid" "$STEP" || rc=$?
 		show "/tmp/$name-server.log"
-		[ "$rc" -eq 0 ] || fail "$name: server ($ORCM_STACK) exit status $rc"
+		[ "$rc" -eq 0 ] ||
+			fail "$name: server ($ORCM_STACK) exit status $rc: $(last_words "/tmp/$name-server.log")"
 		grep -q -- "$check" "/tmp/$name-server.log" || fail "$name: server output lacks '$check'"
 	else
 		barrier "$name-listen"
+		# The neighbour afresh: the setup's ping may be a minute old, its
+		# entry stale or failed when two busy VMs missed a probe.
+		neigh_fresh
 		run_to "/tmp/$name-client.log" "$STEP" "${ccmd[@]}" || rc=$?
-		[ "$rc" -eq 0 ] || fail "$name: client ($ORCM_STACK) exit status $rc"
+		[ "$rc" -eq 0 ] ||
+			fail "$name: client ($ORCM_STACK) exit status $rc: $(last_words "/tmp/$name-client.log")"
 		grep -q -- "$check" "/tmp/$name-client.log" || fail "$name: client output lacks '$check'"
 	fi
 	wait_for 10 "$name: no CM id left" cm_ids_empty

@@ -90,6 +90,7 @@ for role in a b; do
 		PASS\ *) echo "PASS interop-$role($stack):${l#PASS }"; npass=$((npass + 1)) ;;
 		FAIL\ *) echo "FAIL interop-$role($stack):${l#FAIL }"; nfail=$((nfail + 1)) ;;
 		SKIP\ *) echo "SKIP interop-$role($stack):${l#SKIP }"; nskip=$((nskip + 1)) ;;
+		"    | "*) echo "$l" ;;
 		esac
 	done <"$res"
 done
