@@ -6,28 +6,34 @@
 #      on the host;
 #   3. crc-check: our modules built against Debian's 6.12 headers (as DKMS
 #      does), symbol CRCs and export lists compared with the in-tree modules;
-#   3b. newcomer (tools/newcomer-check.sh): the set-up paths in a clean
-#      environment where every package looks missing (a fake apt-get that
-#      prints on stdout): what each returns on stdout is a clean path;
-#   3c. debian-vm (tools/debian-vm/run.sh): Debian's real 6.12 kernel under
-#      qemu with our modules installed by DKMS from a git archive; the stack,
-#      every Debian importer, rping over softrnic and rxe, NVMe-oF, unload.
-#      ORCM_CHECK_DEBIAN_VM=0 skips it;
-#   4. the VM with our stack: our modules built for UML, KUnit modules, the
-#      tests/e2e scripts, splat/kmemleak/hang checks;
-#   5. the same e2e scripts with the stock stack, as a baseline (a failure
-#      there is a bug of the tests or of the VM, not of our code), in a second
-#      VM at the same time as 4 (ORCM_CHECK_PARALLEL=0: after it). Set
-#      ORCM_CHECK_STOCK=0 to skip it.
-#   5b. siw0: the softrnic <-> siw e2e tests again, our stack, against the
-#      unpatched siw a distribution ships (tools/build-siw-pristine.sh, run.sh
-#      --siw pristine), after 4 and 5. ORCM_CHECK_SIW0=0 skips it.
-#   6. interop: two VMs joined by a link, the stock stack in one and ours in
+#   4. two lanes at once (each UML VM is one host process, mostly on one
+#      core; the machine has two; ORCM_CHECK_PARALLEL=0: one after the other):
+#      a. vm-ours: the VM with our stack: our modules built for UML, KUnit
+#         modules, the tests/e2e scripts, splat/kmemleak/hang checks;
+#      b. in order, in the time vm-ours takes longer than the stock VM:
+#         - vm-stock: the same e2e scripts with the stock stack, as a
+#           baseline (a failure there is a bug of the tests or of the VM,
+#           not of our code). ORCM_CHECK_STOCK=0 skips it;
+#         - vm-ours-siw0: the softrnic <-> siw e2e tests again, our stack,
+#           against the unpatched siw a distribution ships
+#           (tools/build-siw-pristine.sh, run.sh --siw pristine).
+#           ORCM_CHECK_SIW0=0 skips it;
+#         - newcomer (tools/newcomer-check.sh): the set-up paths in a clean
+#           environment where every package looks missing (a fake apt-get
+#           that prints on stdout): what each returns on stdout is a clean
+#           path, and `make demo` passes there;
+#         - debian-vm (tools/debian-vm/run.sh): Debian's real 6.12 kernel
+#           under qemu with our modules installed by DKMS from a git
+#           archive; the stack, every Debian importer, rping over softrnic
+#           and rxe, NVMe-oF, unload. ORCM_CHECK_DEBIAN_VM=0 skips it;
+#      each lane step's output is shown when both lanes are done;
+#   5. interop: two VMs joined by a link, the stock stack in one and ours in
 #      the other (tools/vm/interop.sh, tests/interop): RoCE over rxe both
 #      ways. ORCM_CHECK_INTEROP=0 skips it.
 # Every step prints its tests and "N passed, N failed" (a VM step also "N
 # skipped" just before it); the last line of this script sums them, the line
-# before it sums the skips, and the recap names every failure and skip. A skip
+# before it sums the skips, and the recap names every failure (with the last
+# lines of a failed e2e test) and, one line per step, every skip. A skip
 # is neither a pass nor a failure. Exit status 1 when anything failed.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
@@ -36,14 +42,14 @@ set -euo pipefail
 mkdir -p "$ORCM_REPO/build/logs"
 START=$(date +%s)
 total_pass=0 total_fail=0 total_skip=0
-recap=()
+recap=() skip_recap=()
 # No summary of an earlier run may stand for this one (.ci/run repeats it).
 rm -f "$ORCM_REPO/build/logs/check.summary"
 
 # account NAME OUT RC T0: add the summary of a finished step (its output in
 # OUT, exit status RC, started at T0) to the total.
 account() {
-	local name=$1 out=$2 rc=$3 t0=$4 p f s
+	local name=$1 out=$2 rc=$3 t0=$4 t1=${5:-$(date +%s)} p f s ctx=0
 	s=$(sed -n 's/^\([0-9][0-9]*\) skipped$/\1/p' "$out" | tail -n 1)
 	total_skip=$((total_skip + ${s:-0}))
 	if read -r p f < <(parse_summary "$out") && [ -n "$p" ]; then
@@ -57,8 +63,19 @@ account() {
 		total_fail=$((total_fail + 1))
 		recap+=("FAIL $name: ended (exit status $rc) without a summary")
 	fi
-	while IFS= read -r l; do recap+=("$l ($name)"); done < <(grep -E '^(FAIL|SKIP) ' "$out" || true)
-	echo "==== $name: $(tail -n 1 "$out")${s:+, $s skipped} in $(($(date +%s) - t0)) s"
+	# Failures with the lines a VM step shows under them ("    | "), then
+	# the skips of the step on one line (their reasons are in its output).
+	while IFS= read -r l; do
+		case "$l" in
+		FAIL\ *) recap+=("$l ($name)"); ctx=1 ;;
+		"    | "*) if [ "$ctx" = 1 ]; then recap+=("$l"); fi ;;
+		*) ctx=0 ;;
+		esac
+	done <"$out"
+	local skips
+	skips=$(sed -n 's/^SKIP \([^:]*\):.*/\1/p' "$out" | tr '\n' ' ')
+	[ -z "$skips" ] || skip_recap+=("SKIP ($name, $(wc -w <<<"$skips")): ${skips% } (reasons above)")
+	echo "==== $name: $(tail -n 1 "$out")${s:+, $s skipped} in $((t1 - t0)) s"
 }
 
 # step NAME CMD...: run one step, keep its output, add its summary to the total.
@@ -71,37 +88,57 @@ step() {
 	account "$name" "$out" "$rc" "$t0"
 }
 
-# vm_steps STACK...: one VM per stack, all at once (each UML VM is one host
-# process, mostly on one core; the machine has two), each into its own output,
-# shown one after the other when all are done. Our modules and the test
-# programs are built first, so the VMs do not race for the build directory.
-# ORCM_CHECK_PARALLEL=0 runs them one after the other instead.
-vm_steps() {
-	local s t0 pids=() outs=() rcs=() i
-	if [ "${ORCM_CHECK_PARALLEL:-1}" != 1 ] || [ $# -lt 2 ]; then
-		for s in "$@"; do step "vm-$s" "$ORCM_REPO/tools/vm/run.sh" --stack "$s"; done
+# run_step NAME CMD...: run one step quietly, for a lane (below): its output
+# in check-NAME.out, its exit status and start and end times beside it.
+run_step() {
+	local name=$1 out=$ORCM_REPO/build/logs/check-$1.out rc=0
+	shift
+	echo "$*" >"$out.cmd"
+	date +%s >"$out.t0"
+	"$@" >"$out" 2>&1 </dev/null || rc=$?
+	date +%s >"$out.t1"
+	echo "$rc" >"$out.rc"
+}
+
+# show_step NAME: a step that run_step ran: its output, then its summary
+# added to the total (a step that never ran fails).
+show_step() {
+	local name=$1 out=$ORCM_REPO/build/logs/check-$1.out
+	echo "==== $name: $(cat "$out.cmd" 2>/dev/null)"
+	if [ ! -f "$out.rc" ]; then
+		total_fail=$((total_fail + 1))
+		recap+=("FAIL $name: did not run to its end")
 		return
 	fi
-	# A failure here is each run.sh's to report (it builds again, and says why).
-	"$ORCM_REPO/tools/build-modules.sh" uml >/dev/null || true
-	make -s -C "$ORCM_REPO" progs || true
-	t0=$(date +%s)
-	for s in "$@"; do
-		echo "==== vm-$s: $ORCM_REPO/tools/vm/run.sh --stack $s (the VMs run at once)"
-		outs+=("$ORCM_REPO/build/logs/check-vm-$s.out")
-		"$ORCM_REPO/tools/vm/run.sh" --stack "$s" >"${outs[-1]}" 2>&1 &
-		pids+=($!)
-	done
-	for i in "${!pids[@]}"; do
-		rcs[i]=0
-		wait "${pids[i]}" || rcs[i]=$?
-	done
-	i=0
-	for s in "$@"; do
-		cat "${outs[i]}"
-		account "vm-$s" "${outs[i]}" "${rcs[i]}" "$t0"
-		i=$((i + 1))
-	done
+	cat "$out"
+	account "$name" "$out" "$(cat "$out.rc")" "$(cat "$out.t0")" "$(cat "$out.t1")"
+}
+
+# The tests where stock siw meets softrnic or our host CM (5b), those seen
+# passing against the unpatched siw (2026-11-26). Not yet: softrnic-perftest
+# (failed there once: both transfers completed, then perftest's closing
+# exchange hung until the 60 s deadline; cause not found yet, the machine
+# was heavily loaded), softrnic-ucmatose, softrnic-dp, softrnic-tshark (not
+# run yet).
+SIW0_TESTS='iwhost-siw zz-iwhost-siw-p2p softrnic-siw-rping softrnic-offload listen-netns-ifindex'
+
+# lane_a / lane_b: the VM steps in two lanes that run at once (each UML VM
+# is one host process, mostly on one core; the machine has two). Lane a is
+# the VM with our stack, the longest step; lane b the stock VM (5), then
+# the siw0 VM (5b), the newcomer's set-up paths (3b) and Debian's real
+# kernel (3c), which fit in the time our VM takes longer than the stock one.
+lane_a() {
+	run_step vm-ours "$ORCM_REPO/tools/vm/run.sh" --stack ours
+}
+lane_b() {
+	[ "${ORCM_CHECK_STOCK:-1}" != 1 ] ||
+		run_step vm-stock "$ORCM_REPO/tools/vm/run.sh" --stack stock
+	[ "${ORCM_CHECK_SIW0:-1}" != 1 ] ||
+		run_step vm-ours-siw0 "$ORCM_REPO/tools/vm/run.sh" --stack ours --siw pristine \
+			--no-kunit --e2e "$SIW0_TESTS"
+	run_step newcomer "$ORCM_REPO/tools/newcomer-check.sh"
+	[ "${ORCM_CHECK_DEBIAN_VM:-1}" != 1 ] ||
+		run_step debian-vm "$ORCM_REPO/tools/debian-vm/run.sh"
 }
 
 ensure_pkgs "${ORCM_PKGS[@]}"
@@ -116,36 +153,38 @@ echo "==== uml-kernel: $([ $uml_ok = 1 ] && echo ready || echo FAILED) after $((
 step mpa-peer make -s -C "$ORCM_REPO" mpa-peer-check
 step bench-tools python3 "$ORCM_REPO/tools/bench/run_tests.py"
 step crc-check "$ORCM_REPO/tools/crc-check.sh"
-# After crc-check (our Debian build is warm) and before the VMs (which need
-# the UML build of our modules that it makes anyway).
-step newcomer "$ORCM_REPO/tools/newcomer-check.sh"
-if [ "${ORCM_CHECK_DEBIAN_VM:-1}" = 1 ]; then step debian-vm "$ORCM_REPO/tools/debian-vm/run.sh"; fi
-vms=(ours)
-[ "${ORCM_CHECK_STOCK:-1}" = 1 ] && vms+=(stock)
-if [ $uml_ok = 1 ]; then
-	vm_steps "${vms[@]}"
-else
-	for s in "${vms[@]}"; do
-		total_fail=$((total_fail + 1))
-		recap+=("FAIL vm-$s: not run, the UML kernel did not build")
-	done
-fi
 
-# The tests where stock siw meets softrnic or our host CM (5b), those seen
-# passing against the unpatched siw (2026-11-26). Not yet: softrnic-perftest
-# (failed there once: both transfers completed, then perftest's closing
-# exchange hung until the 60 s deadline; cause not found yet, the machine
-# was heavily loaded), softrnic-ucmatose, softrnic-dp, softrnic-tshark (not
-# run yet).
-SIW0_TESTS='iwhost-siw zz-iwhost-siw-p2p softrnic-siw-rping softrnic-offload listen-netns-ifindex'
-if [ "${ORCM_CHECK_SIW0:-1}" = 1 ]; then
-	if [ $uml_ok = 1 ]; then
-		step vm-ours-siw0 "$ORCM_REPO/tools/vm/run.sh" --stack ours --siw pristine \
-			--no-kunit --e2e "$SIW0_TESTS"
+# The steps of the two lanes. Our modules and the test programs first, so
+# the VMs do not race for the build directory (a failure here is each
+# run.sh's to report: it builds again, and says why).
+lane_steps=(vm-ours)
+[ "${ORCM_CHECK_STOCK:-1}" != 1 ] || lane_steps+=(vm-stock)
+[ "${ORCM_CHECK_SIW0:-1}" != 1 ] || lane_steps+=(vm-ours-siw0)
+lane_steps+=(newcomer)
+[ "${ORCM_CHECK_DEBIAN_VM:-1}" != 1 ] || lane_steps+=(debian-vm)
+for n in "${lane_steps[@]}"; do rm -f "$ORCM_REPO/build/logs/check-$n.out".*; done
+if [ $uml_ok = 1 ]; then
+	"$ORCM_REPO/tools/build-modules.sh" uml >/dev/null || true
+	make -s -C "$ORCM_REPO" progs || true
+	echo "==== lanes: ${lane_steps[*]} (vm-ours at the same time as the others, in order)"
+	if [ "${ORCM_CHECK_PARALLEL:-1}" = 1 ]; then
+		lane_b &
+		lane_b_pid=$!
+		lane_a
+		wait "$lane_b_pid" || true
 	else
-		total_fail=$((total_fail + 1))
-		recap+=("FAIL vm-ours-siw0: not run, the UML kernel did not build")
+		lane_a
+		lane_b
 	fi
+	for n in "${lane_steps[@]}"; do show_step "$n"; done
+else
+	for n in vm-ours vm-stock vm-ours-siw0; do
+		[[ " ${lane_steps[*]} " == *" $n "* ]] || continue
+		total_fail=$((total_fail + 1))
+		recap+=("FAIL $n: not run, the UML kernel did not build")
+	done
+	step newcomer "$ORCM_REPO/tools/newcomer-check.sh"
+	[ "${ORCM_CHECK_DEBIAN_VM:-1}" != 1 ] || step debian-vm "$ORCM_REPO/tools/debian-vm/run.sh"
 fi
 
 if [ "${ORCM_CHECK_INTEROP:-1}" = 1 ]; then
@@ -158,7 +197,7 @@ if [ "${ORCM_CHECK_INTEROP:-1}" = 1 ]; then
 fi
 
 echo "==== summary ($(($(date +%s) - START)) s; logs in $ORCM_REPO/build/logs/)"
-for l in "${recap[@]}"; do echo "$l"; done
+for l in "${skip_recap[@]}" "${recap[@]}"; do echo "$l"; done
 echo "$total_skip skipped"
 echo "$total_pass passed, $total_fail failed" | tee "$ORCM_REPO/build/logs/check.summary"
 [ "$total_fail" -eq 0 ]

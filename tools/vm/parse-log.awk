@@ -17,8 +17,14 @@ function pass(name) { print "PASS " name; npass++ }
 function skip(name, why) { print "SKIP " name ": " why; nskip++ }
 function fail(name, why) { print "FAIL " name ": " why; nfail++ }
 function strip_ktap_prefix(s) { sub(/^@@KTAP /, "", s); return s }
+# show_tail(t): the last TAILN output lines of e2e test t, indented "    | ".
+function show_tail(t,    k, from) {
+	from = ntail[t] > TAILN ? ntail[t] - TAILN + 1 : 1
+	for (k = from; k <= ntail[t]; k++) print "    | " tail[t, k % TAILN]
+}
 
 BEGIN {
+	TAILN = 6
 	phase = "vm:boot"
 	splat_re = "(WARNING: |BUG: |Oops|general protection fault|Kernel panic|" \
 		"possible circular locking|possible recursive locking|inconsistent lock state|" \
@@ -51,6 +57,14 @@ phase ~ /^e2e:/ && line ~ /^## FAIL: / {
 phase ~ /^e2e:/ && line ~ /^## SKIP: / {
 	skipwhy[substr(phase, 5)] = substr(line, 10)
 	next
+}
+
+# The last lines of each e2e test's output, shown under its FAIL line: a
+# CI report then says what the test saw, not only that it failed.
+phase ~ /^e2e:/ && line !~ /@@(ORCM|KTAP|KMEMLEAK) / && line !~ /^[ \t]*$/ {
+	t = substr(phase, 5)
+	ntail[t]++
+	tail[t, ntail[t] % TAILN] = substr(line, 1, 200)
 }
 
 index(line, "@@KTAP ") == 1 {
@@ -157,6 +171,7 @@ END {
 		ne = split(e2e, tests, " ")
 		for (i = 1; i <= ne; i++) {
 			t = tests[i]
+			nfail_before = nfail
 			if (!(t in ebegun)) fail("e2e:" t, "not run")
 			else if (("e2e:" t) in splat) fail("e2e:" t, "kernel splat: " splat["e2e:" t] ((t in erc) ? "" : " (then the VM died)"))
 			else if (!(t in erc)) fail("e2e:" t, "did not finish (VM died or hung)")
@@ -166,6 +181,7 @@ END {
 			else if (erc[t] == 77) skip("e2e:" t, skipwhy[t])
 			else if (erc[t] != 0) fail("e2e:" t, "rc=" erc[t] ((t in failwhy) ? ": " failwhy[t] : ""))
 			else pass("e2e:" t)
+			if (nfail > nfail_before) show_tail(t)
 		}
 
 		if (!seen["unload"]) fail("vm:unload", "not reached")
