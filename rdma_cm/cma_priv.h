@@ -254,6 +254,10 @@ int cma_attach_dev_live(struct rdma_id_private *id_priv,
 void cma_unlink_dev(struct rdma_id_private *id_priv);
 void cma_detach_dev(struct rdma_id_private *id_priv);
 int cma_acquire_dev_by_addr(struct rdma_id_private *id_priv);
+#if IS_ENABLED(CONFIG_KUNIT)
+bool cma_ib_port_serves(struct ib_device *device, u32 port,
+			const struct net_device *bound);
+#endif
 void cma_dev_get(struct cma_device *cma_dev);
 void cma_dev_put(struct cma_device *cma_dev);
 struct cma_device *cma_get_dev_by_name(const char *name);

@@ -6,10 +6,12 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/if_arp.h>
+#include <linux/if_infiniband.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 #include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
 
 #include "cma_priv.h"
 #include "trace.h"
@@ -117,6 +119,33 @@ void cma_detach_dev(struct rdma_id_private *id_priv)
 }
 
 /*
+ * Whether InfiniBand @port of @device serves IPoIB netdev @bound, as
+ * in-tree: IPoIB registers no netdev with its port (ib_device_get_netdev()
+ * is NULL on mlx5, qib, hfi1, softib), so the port is the one whose GID
+ * table holds the GID of the netdev's 20-byte hardware address (4 octets of
+ * flags and QPN, then the port GID). A P_Key child interface carries its
+ * parent's GID and so matches the same port; its P_Key (the broadcast
+ * address's) is the id's, from address resolution.
+ */
+VISIBLE_IF_KUNIT bool cma_ib_port_serves(struct ib_device *device, u32 port,
+					 const struct net_device *bound)
+{
+	const struct ib_gid_attr *attr;
+	union ib_gid gid;
+
+	if (bound->type != ARPHRD_INFINIBAND ||
+	    bound->addr_len != INFINIBAND_ALEN)
+		return false;
+	memcpy(&gid, bound->dev_addr + 4, sizeof(gid));
+	attr = rdma_find_gid_by_port(device, &gid, IB_GID_TYPE_IB, port, NULL);
+	if (IS_ERR(attr))
+		return false;
+	rdma_put_gid_attr(attr);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ib_port_serves);
+
+/*
  * Whether @port of @device serves the netdev @bound: the port's own netdev,
  * or (@upper) one stacked on it at any depth that sends with the same
  * hardware address (a VLAN, a bond). An RNIC sits on the real device and
@@ -130,6 +159,10 @@ static bool cma_port_serves(struct ib_device *device, u32 port,
 	struct net_device *ndev;
 	bool match;
 
+	if (rdma_protocol_ib(device, port))
+		return !upper && cma_ib_port_serves(device, port, bound);
+	if (bound->type == ARPHRD_INFINIBAND)
+		return false;
 	ndev = ib_device_get_netdev(device, port);
 	if (!ndev)
 		return false;

@@ -99,17 +99,44 @@ cma_ib_find_listener(struct net *net, __be64 sid, struct cma_ib_req_key *key)
 }
 
 /*
- * The namespace a request arrived in: that of the netdev of its GID on
- * RoCE; on InfiniBand (no netdev known without IPoIB) the initial one.
- * With a reference; NULL if the netdev is gone.
+ * The namespace a request arrived in, with a reference, and the ifindex of
+ * the netdev it came through; NULL if there is none. On RoCE that is the
+ * netdev of its GID. On InfiniBand, as in-tree, it is the IPoIB netdev that
+ * IPoIB (ib_get_net_dev_by_params()) says carries the request's local IP
+ * address on that port, P_Key and GID: a request for an address that no
+ * IPoIB netdev of the port has is refused, and one for an address in
+ * another namespace reaches that namespace's listeners only.
  */
 static struct net *cma_ib_req_net(struct ib_device *device, u32 port,
-				  const struct ib_gid_attr *attr, int *ifindex)
+				  const struct ib_gid_attr *attr,
+				  const struct ib_cm_event *ib_ev,
+				  const struct sockaddr *local, int *ifindex)
 {
+	const struct sa_path_rec *path;
+	const union ib_gid *gid;
 	struct net_device *ndev;
 	struct net *net = NULL;
+	u16 pkey;
 
 	*ifindex = 0;
+	if (rdma_protocol_ib(device, port)) {
+		/* A SIDR REQ may come without a GRH: any GID of the port. */
+		if (ib_ev->event == IB_CM_SIDR_REQ_RECEIVED) {
+			gid = attr ? &attr->gid : NULL;
+			pkey = ib_ev->param.sidr_req_rcvd.pkey;
+		} else {
+			path = ib_ev->param.req_rcvd.primary_path;
+			gid = &path->sgid;
+			pkey = be16_to_cpu(path->pkey);
+		}
+		ndev = ib_get_net_dev_by_params(device, port, pkey, gid, local);
+		if (!ndev)
+			return NULL;
+		net = maybe_get_net(dev_net(ndev));
+		*ifindex = ndev->ifindex;
+		dev_put(ndev);
+		return net;
+	}
 	if (!rdma_protocol_roce(device, port))
 		return get_net(&init_net);
 	if (!attr)
@@ -253,7 +280,8 @@ static int cma_ib_req(struct ib_cm_id *cm_id, const struct ib_cm_event *ib_ev)
 		return ret;
 	}
 
-	net = cma_ib_req_net(cm_id->device, port, sgid_attr, &ifindex);
+	net = cma_ib_req_net(cm_id->device, port, sgid_attr, ib_ev,
+			     (struct sockaddr *)&local, &ifindex);
 	if (!net)
 		return -ENODEV;
 	key.device = cm_id->device;

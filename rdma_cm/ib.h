@@ -114,7 +114,9 @@ int cma_ib_qp_modify(struct rdma_id_private *id_priv,
 void cma_ib_apply_timers(struct rdma_id_private *id_priv,
 			 struct ib_qp_attr *qp_attr, int qp_attr_mask);
 
-/* InfiniBand routes from the subnet administrator (sa.c). */
+/* InfiniBand source GIDs and routes from the subnet administrator (sa.c). */
+extern struct ib_sa_client cma_sa_client;
+int cma_ib_set_sgid(struct rdma_id_private *id_priv);
 void cma_ib_path_query(struct sa_path_rec *rec, ib_sa_comp_mask *mask,
 		       struct rdma_dev_addr *dev_addr, __be64 sid,
 		       bool tos_set, u8 tos);

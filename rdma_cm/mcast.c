@@ -8,8 +8,8 @@
  * MULTICAST_JOIN, from process context, so that the consumer can attach its
  * QP and send. A full member of a RoCE v2 group also joins the IP group on
  * the netdev (IGMP/MLD), so that switches deliver the group's traffic; a
- * send-only member does not. iWARP has no multicast; native IB (SA joins)
- * is refused until it lands.
+ * send-only member does not. iWARP has no multicast; native IB joins go
+ * through the subnet administrator (mcast_ib.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,26 +38,6 @@
  */
 #define CMA_MC_SENDONLY		BIT(SENDONLY_FULLMEMBER_JOIN)
 #define CMA_MC_STATES		(BIT(NUM_JOIN_MEMBERSHIP_TYPES) - 1)
-
-/*
- * One join of a group by an id. Linked on id_priv->mc_list (under
- * id_priv->mc_lock) from rdma_join_multicast() until whoever unlinks it
- * (rdma_leave_multicast() or the destroy path) frees it; that one also
- * drops the IP group membership (@ip_ifindex), so it is dropped exactly
- * once. @work delivers MULTICAST_JOIN and holds a reference on the id while
- * queued; the unlinker cancels it (cancel_work_sync()) before freeing.
- */
-struct cma_mc {
-	struct list_head	list;
-	struct rdma_id_private	*id_priv;
-	struct work_struct	work;
-	struct sockaddr_storage	addr;
-	union ib_gid		mgid;
-	u8			join_state;
-	/* The netdev whose IP group this join holds, 0 for none. */
-	int			ip_ifindex;
-	struct rdma_cm_event	event;	/* MULTICAST_JOIN, ah_attr owned */
-};
 
 static bool cma_mc_addr_ok(const struct sockaddr *addr)
 {
@@ -185,14 +165,25 @@ static void cma_mc_work(struct work_struct *work)
 {
 	struct cma_mc *mc = container_of(work, struct cma_mc, work);
 	struct rdma_id_private *id_priv = mc->id_priv;
+	struct rdma_cm_event ib_ev, *ev = &mc->event;
 	enum rdma_cm_state state;
+	int ret;
 	bool mine;
 
 	mutex_lock(&id_priv->handler_mutex);
 	state = cma_state(id_priv);
 	if (state == RDMA_CM_DESTROYING || state == RDMA_CM_DEVICE_REMOVAL)
 		goto out_unlock;
-	if (cma_deliver(id_priv, &mc->event)) {
+	if (mc->sa_mc) {
+		/* InfiniBand: the SA's last word (mcast_ib.c). */
+		if (!cma_mc_take_ib_event(id_priv, mc, &ib_ev))
+			goto out_unlock;
+		ev = &ib_ev;
+	}
+	ret = cma_deliver(id_priv, ev);
+	if (ev == &ib_ev)
+		rdma_destroy_ah_attr(&ib_ev.param.ud.ah_attr);
+	if (ret) {
 		/*
 		 * The handler destroys its id (in-tree WARNs instead). The
 		 * destroy path cancels the work of every join it unlinks,
@@ -217,6 +208,8 @@ out_unlock:
 /* Free an unlinked @mc: no event after this returns, membership dropped. */
 static void cma_mc_free(struct rdma_id_private *id_priv, struct cma_mc *mc)
 {
+	/* First no more SA callbacks, which could queue the work again. */
+	cma_mc_leave_ib(mc);
 	if (cancel_work_sync(&mc->work))
 		cma_id_put(id_priv);	/* the reference of the queued work */
 	cma_mc_release(id_priv, mc);
@@ -302,6 +295,7 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	struct rdma_id_private *id_priv = to_id_priv(id);
 	enum rdma_cm_state state = cma_state(id_priv);
 	struct cma_mc *mc;
+	bool ib;
 	int ret;
 
 	if (!id->device || (state != RDMA_CM_ADDR_BOUND &&
@@ -315,8 +309,8 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	if (!addr || !cma_mc_addr_ok(addr) || !join_state ||
 	    (join_state & ~CMA_MC_STATES))
 		return -EINVAL;
-	/* Native IB joins through the subnet administrator: not yet. */
-	if (!rdma_protocol_roce(id->device, id->port_num))
+	ib = rdma_protocol_ib(id->device, id->port_num);
+	if (!ib && !rdma_protocol_roce(id->device, id->port_num))
 		return -EOPNOTSUPP;
 
 	mc = kzalloc(sizeof(*mc), GFP_KERNEL);
@@ -324,6 +318,8 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 		return -ENOMEM;
 	mc->id_priv = id_priv;
 	mc->join_state = join_state;
+	mc->context = context;
+	INIT_LIST_HEAD(&mc->list);
 	memcpy(&mc->addr, addr, cma_addr_len(addr));
 	INIT_WORK(&mc->work, cma_mc_work);
 	mutex_lock(&id_priv->qp_mutex);
@@ -332,14 +328,21 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	if (ret)
 		goto err_free;
 
-	ret = cma_mc_join_roce(id_priv, mc, context);
+	if (ib)
+		ret = cma_mc_join_ib(id_priv, mc);
+	else
+		ret = cma_mc_join_roce(id_priv, mc, context);
 	if (ret)
 		goto err_free;
 
 	spin_lock(&id_priv->mc_lock);
 	list_add_tail(&mc->list, &id_priv->mc_list);
-	cma_id_get(id_priv);	/* the work's */
-	queue_work(cma_wq, &mc->work);
+	if (ib) {
+		cma_mc_publish_ib(id_priv, mc);
+	} else {
+		cma_id_get(id_priv);	/* the work's */
+		queue_work(cma_wq, &mc->work);
+	}
 	spin_unlock(&id_priv->mc_lock);
 	return 0;
 
@@ -373,7 +376,7 @@ void rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
 	/* A QP the CM owns leaves the group with the id. */
 	mutex_lock(&id_priv->qp_mutex);
 	if (id->qp)
-		ib_detach_mcast(id->qp, &found->mgid, 0);
+		ib_detach_mcast(id->qp, &found->mgid, found->mlid);
 	mutex_unlock(&id_priv->qp_mutex);
 	cma_mc_free(id_priv, found);
 }

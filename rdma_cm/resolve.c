@@ -178,6 +178,8 @@ static void cma_addr_done(struct cma_addr_req *req, int status)
 		status = -EPROTONOSUPPORT;
 	if (!status)
 		status = cma_roce_set_sgid(id_priv);
+	if (!status)
+		status = cma_ib_set_sgid(id_priv);
 
 	if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_QUERY,
 			   status ? RDMA_CM_ADDR_BOUND : RDMA_CM_ADDR_RESOLVED))

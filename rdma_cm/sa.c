@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Routes on InfiniBand ports: a path record from the subnet administrator
+ * Addressing on InfiniBand ports: the source GID entry of an id that
+ * address resolution bound to one, and its route, a path record from the
+ * subnet administrator
  * (ib_sa_path_rec_get()) for the GIDs that address resolution over IPoIB
  * found (dev_addr's source and destination hardware addresses).
  *
@@ -15,12 +17,40 @@
 #include <kunit/visibility.h>
 #include <linux/slab.h>
 #include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_sa.h>
 
 #include "cma_priv.h"
 #include "ib.h"
 
-static struct ib_sa_client cma_sa_client;
+struct ib_sa_client cma_sa_client;
+
+/*
+ * After address resolution bound the id to an InfiniBand port: take the
+ * port's GID table entry of the source GID (the IPoIB hardware address's),
+ * as the RoCE side does for its source IP. -ENODEV if the port no longer
+ * has that GID.
+ */
+int cma_ib_set_sgid(struct rdma_id_private *id_priv)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	struct rdma_cm_id *id = &id_priv->id;
+	const struct ib_gid_attr *attr;
+	union ib_gid gid;
+
+	if (!id->device || !rdma_protocol_ib(id->device, id->port_num))
+		return 0;
+	rdma_addr_get_sgid(dev_addr, &gid);
+	attr = rdma_find_gid_by_port(id->device, &gid, IB_GID_TYPE_IB,
+				     id->port_num, NULL);
+	if (IS_ERR(attr))
+		return -ENODEV;
+	if (dev_addr->sgid_attr)
+		rdma_put_gid_attr(dev_addr->sgid_attr);
+	dev_addr->sgid_attr = attr;
+	id_priv->gid_type = IB_GID_TYPE_IB;
+	return 0;
+}
 
 /* The query for the path of @dev_addr to service id @sid with ToS @tos. */
 void cma_ib_path_query(struct sa_path_rec *rec, ib_sa_comp_mask *mask,

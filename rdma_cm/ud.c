@@ -16,6 +16,7 @@
 
 #include "cma_priv.h"
 #include "ib.h"
+#include "mcast.h"
 #include "trace.h"
 
 /* Per try: 4.096 s, as long as a connected request may wait. */
@@ -41,8 +42,8 @@ int cma_ud_set_qkey(struct rdma_id_private *id_priv, u32 qkey)
 		id_priv->qkey = RDMA_UDP_QKEY;
 		return 0;
 	default:
-		/* IPoIB: the broadcast group's Q_Key, from the SA (not yet). */
-		return -EINVAL;
+		/* IPoIB: the broadcast group's Q_Key, as in-tree. */
+		return cma_ib_bcast_qkey(id_priv, &id_priv->qkey);
 	}
 }
 

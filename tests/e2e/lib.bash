@@ -266,6 +266,29 @@ ucmatose_once() {
 	say "$1: server output:"
 	show "/tmp/$1-server.log"
 }
+# transfer_pair NAME PORT SERVER_CMD... -- CLIENT_CMD...: an rdmacm-utils
+# server (ucmatose, udaddy) in the background until it listens on PORT, then
+# the client; both must exit 0 and say "data transfers complete". Logs in
+# /tmp/NAME-server.log and /tmp/NAME-client.log.
+transfer_pair() {
+	local name=$1 port=$2 scmd=() server rc=0 src=0 f
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do scmd+=("$1"); shift; done
+	shift
+	bg "/tmp/$name-server.log" "${scmd[@]}"
+	server=$LAST_PID
+	wait_for 10 "$name: the server listening on $port" cm_id_listening "$port"
+	run_to "/tmp/$name-client.log" "$STEP" "$@" || rc=$?
+	wait_pid "$server" "$STEP" || src=$?
+	say "$name: server output:"
+	show "/tmp/$name-server.log"
+	[ "$rc" -eq 0 ] || fail "$name: client exit status $rc: $(tail -n 1 "/tmp/$name-client.log")"
+	[ "$src" -eq 0 ] || fail "$name: server exit status $src: $(tail -n 1 "/tmp/$name-server.log")"
+	for f in "/tmp/$name-client.log" "/tmp/$name-server.log"; do
+		grep -q 'data transfers complete' "$f" || fail "$f: no 'data transfers complete'"
+	done
+}
+
 ucmatose_pair() {
 	local f
 	ucmatose_once "$@"

@@ -6,6 +6,10 @@
 #   sib_pair [MTU]        veth vA <=> vB (init namespace, MTU default 9000)
 #                         with softib ib0 on vA and ib1 on vB
 #   sib_drops DEV REASON  that drop counter of DEV (debugfs)
+#   sib_subnet_up         sib_pair under stock opensm, both ports ACTIVE
+#   sib_ipoib_up          stock IPoIB on both CAs: $SIB_I0 (ib0's) with
+#                         198.18.9.1/24 here, $SIB_I1 (ib1's) with
+#                         198.18.9.2/24 in netns $NS_B
 # shellcheck shell=bash disable=SC2034
 
 SIB_KO=${ORCM_OURS_DIR:-/nonexistent}/drivers/softib/softib.ko
@@ -82,4 +86,42 @@ sib_sm_stop() {
 	[ -n "${SIB_SM:-}" ] || return 0
 	kill -TERM "$SIB_SM" 2>/dev/null || true
 	wait_pid "$SIB_SM" 10 || true
+}
+
+# sib_ipoib_of DEV: the IPoIB netdev whose hardware address ends with DEV's
+# port GUID (an IPoIB address: 4 octets of flags and QPN, then the GID).
+sib_ipoib_of() {
+	local g n a
+	g=$(tr -d ':' <"/sys/class/infiniband/$1/node_guid")
+	for n in /sys/class/net/*; do
+		[ "$(cat "$n/type" 2>/dev/null)" = 32 ] || continue
+		a=$(cat "$n/address")
+		a=${a//:/}
+		[ "${a: -16}" = "$g" ] && { echo "${n##*/}"; return 0; }
+	done
+	return 1
+}
+
+# sib_ipoib_up: after sib_subnet_up. ib1's IPoIB netdev goes to $NS_B, so
+# that traffic between the two addresses crosses the IB link.
+SIB_IP0=198.18.9.1 SIB_IP1=198.18.9.2
+sib_ipoib_up() {
+	[ -d /sys/module/ib_ipoib ] ||
+		modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL" ib_ipoib || fail "modprobe ib_ipoib"
+	wait_for 10 "IPoIB netdevs of ib0 and ib1" \
+		bash -c "$(declare -f sib_ipoib_of); sib_ipoib_of ib0 && sib_ipoib_of ib1"
+	SIB_I0=$(sib_ipoib_of ib0) SIB_I1=$(sib_ipoib_of ib1)
+	say "IPoIB: ib0 -> $SIB_I0, ib1 -> $SIB_I1"
+	ip netns add "$NS_B"
+	# Back to the initial namespace before the namespace goes (a parent
+	# IPoIB netdev belongs to its CA, not to the namespace).
+	trap 'in_b ip link set "$SIB_I1" netns 1 2>/dev/null; sib_sm_stop; sib_cleanup' EXIT
+	ip link set "$SIB_I1" netns "$NS_B" || fail "cannot move $SIB_I1 to $NS_B"
+	ip addr add "$SIB_IP0/24" dev "$SIB_I0"
+	ip link set "$SIB_I0" up
+	in_b ip addr add "$SIB_IP1/24" dev "$SIB_I1"
+	in_b ip link set "$SIB_I1" up
+	wait_for 20 "$SIB_I0 carrier (broadcast group joined)" \
+		bash -c "[ \$(cat /sys/class/net/$SIB_I0/carrier) = 1 ]"
+	wait_for 20 "$SIB_I1 carrier" in_b bash -c "[ \$(cat /sys/class/net/$SIB_I1/carrier) = 1 ]"
 }
