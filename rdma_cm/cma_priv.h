@@ -65,6 +65,9 @@ struct cma_device {
 	refcount_t		refcount;
 	struct completion	comp;		/* refcount reached zero */
 	bool			removing;	/* cma_lock and @id_lock */
+	/* Port events for the path cache (IB SA ports only). */
+	struct ib_event_handler	event_handler;
+	bool			has_event_handler;
 	struct cma_port_cfg	port_cfg[];	/* [port - rdma_start_port] */
 };
 
@@ -136,7 +139,7 @@ struct rdma_id_private {
 
 	int			backlog;
 	int			timeout_ms;
-	void			*query;		/* struct ib_sa_query *, sa.c */
+	void			*query;		/* path cache waiter, path_cache.c */
 	int			query_id;
 	union {
 		struct ib_cm_id	*ib;

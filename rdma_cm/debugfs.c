@@ -5,7 +5,8 @@
  * leak checks read this count to see the others too (an id that never
  * resolved, a wildcard listener). And the IB/RoCE connection requests
  * dropped as malformed (bad rdma_cm header, no path, bad port), in
- * /sys/kernel/debug/rdma_cm/ib_req_dropped.
+ * /sys/kernel/debug/rdma_cm/ib_req_dropped. The path cache's counters
+ * (path_cache.c) in /sys/kernel/debug/rdma_cm/path_cache.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,6 +15,7 @@
 #include <linux/debugfs.h>
 
 #include "cma_priv.h"
+#include "path_cache.h"
 
 static atomic_long_t cma_nr_ids = ATOMIC_LONG_INIT(0);
 static atomic_long_t cma_nr_ib_req_dropped = ATOMIC_LONG_INIT(0);
@@ -69,6 +71,7 @@ void cma_debugfs_init(void)
 				   &cma_ids_fops);
 	debugfs_create_file_unsafe("ib_req_dropped", 0444, cma_debugfs_dir,
 				   NULL, &cma_ib_req_dropped_fops);
+	cma_pc_debugfs(cma_debugfs_dir);
 }
 
 void cma_debugfs_exit(void)

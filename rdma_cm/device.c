@@ -14,6 +14,7 @@
 #include <rdma/ib_cache.h>
 
 #include "cma_priv.h"
+#include "path_cache.h"
 #include "trace.h"
 
 /* All cma_devices; cma_lock. */
@@ -344,6 +345,16 @@ static int cma_add_one(struct ib_device *device)
 	refcount_set(&cma_dev->refcount, 1);
 	init_completion(&cma_dev->comp);
 	ib_set_client_data(device, &cma_client, cma_dev);
+	rdma_for_each_port(device, port) {
+		if (!rdma_cap_ib_sa(device, port))
+			continue;
+		/* The path cache drops a port's records on its events. */
+		INIT_IB_EVENT_HANDLER(&cma_dev->event_handler, device,
+				      cma_pc_event);
+		ib_register_event_handler(&cma_dev->event_handler);
+		cma_dev->has_event_handler = true;
+		break;
+	}
 
 	/*
 	 * Wildcard listeners follow the new device. One it refuses keeps
@@ -450,6 +461,9 @@ static void cma_remove_one(struct ib_device *device, void *client_data)
 	/* Every id of the device is destroyed when the last one detaches. */
 	cma_dev_put(cma_dev);
 	wait_for_completion(&cma_dev->comp);
+	if (cma_dev->has_event_handler)
+		ib_unregister_event_handler(&cma_dev->event_handler);
+	cma_pc_invalidate(device, 0);
 	kfree(cma_dev);
 }
 

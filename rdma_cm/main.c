@@ -7,6 +7,7 @@
 #include <linux/module.h>
 
 #include "cma_priv.h"
+#include "path_cache.h"
 #include "ib.h"
 #include "ps.h"
 
@@ -51,6 +52,7 @@ err_device:
 	cma_device_exit();
 err_sa:
 	cma_sa_exit();
+	cma_pc_exit();
 	cma_debugfs_exit();
 	cma_ps_exit();
 err_addr:
@@ -66,6 +68,7 @@ static void __exit cma_exit(void)
 	cma_configfs_exit();
 	cma_device_exit();
 	cma_sa_exit();
+	cma_pc_exit();
 	cma_debugfs_exit();
 	cma_ps_exit();
 	cma_addr_exit();

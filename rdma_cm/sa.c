@@ -2,15 +2,11 @@
 /*
  * Addressing on InfiniBand ports: the source GID entry of an id that
  * address resolution bound to one, and its route, a path record from the
- * subnet administrator
- * (ib_sa_path_rec_get()) for the GIDs that address resolution over IPoIB
- * found (dev_addr's source and destination hardware addresses).
- *
- * An id has at most one query, while it is in ROUTE_QUERY. The query holds
- * a reference on the id, dropped by its callback, which ib_sa calls exactly
- * once, also after ib_sa_cancel_query() (cma_ib_cancel_route(), from the
- * destroy path). The callback only queues the id's event work: it may run
- * in a context that cannot sleep.
+ * subnet administrator for the GIDs that address resolution over IPoIB
+ * found (dev_addr's source and destination hardware addresses), through
+ * the path cache (path_cache.c), which owns the queries: an id in
+ * ROUTE_QUERY waits on one (id_priv->query) and stops waiting on destroy
+ * (cma_ib_cancel_route()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,6 +18,7 @@
 
 #include "cma_priv.h"
 #include "ib.h"
+#include "path_cache.h"
 
 struct ib_sa_client cma_sa_client;
 
@@ -75,31 +72,6 @@ void cma_ib_path_query(struct sa_path_rec *rec, ib_sa_comp_mask *mask,
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_ib_path_query);
 
-static void cma_ib_route_done(int status, struct sa_path_rec *resp,
-			      unsigned int num_prs, void *context)
-{
-	struct rdma_id_private *id_priv = context;
-	struct rdma_route *route = &id_priv->id.route;
-	struct rdma_cm_event ev = {};
-
-	if (!status && (!resp || !num_prs))
-		status = -EHOSTUNREACH;
-	if (!status) {
-		/* The id is in ROUTE_QUERY: nobody else touches the route. */
-		route->path_rec[0] = *resp;
-		route->num_pri_alt_paths = 1;
-		ev.event = RDMA_CM_EVENT_ROUTE_RESOLVED;
-		cma_queue_event(id_priv, RDMA_CM_ROUTE_QUERY,
-				RDMA_CM_ROUTE_RESOLVED, &ev);
-	} else {
-		ev.event = RDMA_CM_EVENT_ROUTE_ERROR;
-		ev.status = status;
-		cma_queue_event(id_priv, RDMA_CM_ROUTE_QUERY,
-				RDMA_CM_ADDR_RESOLVED, &ev);
-	}
-	cma_id_put(id_priv);
-}
-
 int cma_ib_resolve_route(struct rdma_id_private *id_priv,
 			 unsigned long timeout_ms)
 {
@@ -108,7 +80,6 @@ int cma_ib_resolve_route(struct rdma_id_private *id_priv,
 	ib_sa_comp_mask mask;
 	bool tos_set;
 	u8 tos;
-	int ret;
 
 	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
 	if (!rec)
@@ -126,24 +97,14 @@ int cma_ib_resolve_route(struct rdma_id_private *id_priv,
 					      cma_dst_addr(id_priv)),
 			  tos_set, tos);
 
-	cma_id_get(id_priv);
-	ret = ib_sa_path_rec_get(&cma_sa_client, id_priv->id.device,
-				 id_priv->id.port_num, &query, mask,
-				 timeout_ms, GFP_KERNEL, cma_ib_route_done,
-				 id_priv, (struct ib_sa_query **)&id_priv->query);
-	if (ret < 0) {
-		cma_id_put(id_priv);
-		return ret;
-	}
-	id_priv->query_id = ret;
-	return 0;
+	/* From the path cache, a query in flight, or the SA (path_cache.c). */
+	return cma_pc_resolve(id_priv, &query, mask, timeout_ms);
 }
 
 /* The destroy path of an id that was in ROUTE_QUERY on an IB port. */
 void cma_ib_cancel_route(struct rdma_id_private *id_priv)
 {
-	if (id_priv->query)
-		ib_sa_cancel_query(id_priv->query_id, id_priv->query);
+	cma_pc_cancel(id_priv);
 }
 
 void cma_sa_init(void)

@@ -8,7 +8,14 @@
 #     answers the path record query, SIDR finds the server across the
 #     namespaces, 2 UD "connections" x 10 messages each way;
 #   - mckey: a full member and a send-only sender join an IPv4 group
-#     through the SA (MCMemberRecord), 3 messages received.
+#     through the SA (MCMemberRecord), 3 messages received;
+#   - SA load: 20 UD ids from ib1 resolve routes to one destination and
+#     service; the SA PathRecord queries that reach the SA's port (opensm
+#     runs on ib0) are counted on the wire (softib-madcount.py on vA). The
+#     in-tree CM asks once per id; ours, with its path cache, once, and its
+#     debugfs counters say so (1 miss, 19 hits or waits). Then opensm
+#     restarts (it reregisters every port: CLIENT_REREGISTER), our cache
+#     drops ib1's record, and the next resolutions ask again, once.
 # orcm-timeout: 240
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
@@ -45,3 +52,45 @@ show /tmp/sib-mckey-recv.log
 grep -q 'data transfers complete' /tmp/sib-mckey-recv.log || fail "the mckey receiver did not get 3 messages"
 wait_for 10 "no CM id left after mckey" cm_ids_empty
 say "ok: mckey over IB, a send-only sender and a full member, after $i sender runs"
+
+# SA load: the udaddy client in netns B (ib1: its SA queries cross the
+# link to opensm on ib0), the server here; PathRecord queries counted on vA.
+PC=/sys/kernel/debug/rdma_cm/path_cache
+pc() { awk -v k="$1" '$1 == k { print $2 }' "$PC"; }
+sa_load() {
+	local name=$1 n=$2 counter q
+	bg "/tmp/$name-count.log" python3 "$(dirname "$0")/softib-madcount.py" vA
+	counter=$LAST_PID
+	wait_for 10 "$name: the MAD counter listening" grep -q listening "/tmp/$name-count.log"
+	transfer_pair "$name" 7174 udaddy -b "$SIB_IP0" -c "$n" -C 1 -- \
+		"${IN_B[@]}" udaddy -s "$SIB_IP0" -b "$SIB_IP1" -c "$n" -C 1
+	kill -TERM "$counter"
+	wait_pid "$counter" 10 || fail "$name: the MAD counter did not stop"
+	q=$(awk '$1 == "pathrecord_queries" { print $2 }' "/tmp/$name-count.log")
+	[ -n "$q" ] || fail "$name: no count"
+	say "$name: $n route resolutions from ib1, $q SA PathRecord queries on the wire ($ORCM_STACK)"
+	SA_QUERIES=$q
+}
+[ "$ORCM_STACK" != ours ] || [ -r "$PC" ] || fail "no $PC"
+[ "$ORCM_STACK" != ours ] || { cat "$PC"; h0=$(pc hits) c0=$(pc coalesced) m0=$(pc misses); }
+sa_load sib-saload 20
+if [ "$ORCM_STACK" = stock ]; then
+	# In-tree: one query per route resolution.
+	[ "$SA_QUERIES" -ge 20 ] || fail "stock: $SA_QUERIES PathRecord queries for 20 resolutions, expected one each"
+else
+	cat "$PC"
+	[ "$SA_QUERIES" -eq 1 ] || fail "ours: $SA_QUERIES PathRecord queries for 20 resolutions to one destination, want 1"
+	[ $(($(pc misses) - m0)) -eq 1 ] || fail "path cache: $(($(pc misses) - m0)) misses, want 1"
+	[ $(($(pc hits) - h0 + $(pc coalesced) - c0)) -eq 19 ] ||
+		fail "path cache: hits + waits $(($(pc hits) - h0 + $(pc coalesced) - c0)), want 19"
+	# opensm again: it reregisters every port; ib1's record goes.
+	i0=$(pc invalidated)
+	sib_sm_stop
+	sib_sm_start
+	wait_for 20 "path cache invalidated by the SM's restart" bash -c "[ \$(awk '\$1 == \"invalidated\" { print \$2 }' $PC) -gt $i0 ]"
+	wait_for 20 "ping $SIB_IP1 over IPoIB after the SM restart" ping -c 1 -W 1 "$SIB_IP1"
+	sa_load sib-saload2 5
+	[ "$SA_QUERIES" -eq 1 ] || fail "ours after the SM restart: $SA_QUERIES PathRecord queries for 5 resolutions, want 1"
+fi
+wait_for 10 "no CM id left after the SA load" cm_ids_empty
+say "ok: SA load measured ($ORCM_STACK)"

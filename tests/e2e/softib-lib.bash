@@ -59,19 +59,14 @@ sib_drops() { awk -v r="$2" '$1 == r { print $2 }' "$SIB_DEBUGFS/$1/drops"; }
 # sib_subnet_up: ib0 <=> ib1 (sib_pair 9000) and stock opensm bound to ib0's
 # port, until both ports are ACTIVE with LIDs (the SM stops at exit).
 sib_subnet_up() {
-	local guid i
+	local i
 	command -v opensm >/dev/null || fail "no opensm (Debian package opensm)"
 	command -v smpquery >/dev/null || fail "no smpquery (Debian package infiniband-diags)"
 	[ -d /sys/module/ib_umad ] ||
 		modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL" ib_umad || fail "modprobe ib_umad"
 	sib_pair 9000
 	wait_for 10 "ib0 and ib1 INIT" sib_both INIT
-	guid=$(cat /sys/class/infiniband/ib0/node_guid)
-	mkdir -p /tmp/opensm-cache
-	# The SM in the foreground of a background job; its cache in /tmp.
-	OSM_CACHE_DIR=/tmp/opensm-cache bg /tmp/opensm.out \
-		opensm -g "0x${guid//:/}" -f /tmp/opensm.log -s 5 -p 15
-	SIB_SM=$LAST_PID
+	sib_sm_start
 	trap 'sib_sm_stop; sib_cleanup' EXIT
 	for ((i = 0; i < 600; i++)); do sib_both ACTIVE && break; sleep 0.1; done
 	if ! sib_both ACTIVE; then
@@ -81,11 +76,22 @@ sib_subnet_up() {
 	say "both ports ACTIVE: $(rdma link show ib0/1 | grep -o 'lid [0-9]* sm_lid [0-9]* lmc [0-9]*');" \
 		"ib1 $(rdma link show ib1/1 | grep -o 'lid [0-9]*')"
 }
+# sib_sm_start: stock opensm on ib0's port, in the foreground of a
+# background job ($SIB_SM), its cache in /tmp.
+sib_sm_start() {
+	local guid
+	guid=$(cat /sys/class/infiniband/ib0/node_guid)
+	mkdir -p /tmp/opensm-cache
+	OSM_CACHE_DIR=/tmp/opensm-cache bg /tmp/opensm.out \
+		opensm -g "0x${guid//:/}" -f /tmp/opensm.log -s 5 -p 15
+	SIB_SM=$LAST_PID
+}
 sib_both() { [ "$(sib_state ib0)" = "$1" ] && [ "$(sib_state ib1)" = "$1" ]; }
 sib_sm_stop() {
 	[ -n "${SIB_SM:-}" ] || return 0
 	kill -TERM "$SIB_SM" 2>/dev/null || true
 	wait_pid "$SIB_SM" 10 || true
+	SIB_SM=
 }
 
 # sib_ipoib_of DEV: the IPoIB netdev whose hardware address ends with DEV's

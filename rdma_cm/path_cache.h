@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The InfiniBand path record cache (path_cache.c).
+ */
+#ifndef _RDMA_CM_PATH_CACHE_H
+#define _RDMA_CM_PATH_CACHE_H
+
+#include <rdma/ib_sa.h>
+#include <rdma/ib_verbs.h>
+
+struct dentry;
+struct rdma_id_private;
+
+/* Counters, as /sys/kernel/debug/rdma_cm/path_cache shows them. */
+struct cma_pc_stats {
+	unsigned long	entries;	/* kept or in flight now */
+	unsigned long	queries;	/* SA queries started */
+	unsigned long	misses;
+	unsigned long	hits;
+	unsigned long	coalesced;	/* waited for a query in flight */
+	unsigned long	expired;
+	unsigned long	invalidated;	/* dropped by a port event */
+};
+
+int cma_pc_resolve(struct rdma_id_private *id_priv, struct sa_path_rec *query,
+		   ib_sa_comp_mask mask, unsigned long timeout_ms);
+void cma_pc_cancel(struct rdma_id_private *id_priv);
+void cma_pc_event(struct ib_event_handler *handler, struct ib_event *event);
+void cma_pc_read_stats(struct cma_pc_stats *stats);
+void cma_pc_debugfs(struct dentry *dir);
+void cma_pc_invalidate(struct ib_device *device, u32 port);
+void cma_pc_exit(void);
+
+#endif /* _RDMA_CM_PATH_CACHE_H */

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Count SA PathRecord queries on a softib carrier (tests/e2e/softib-cm-ud.sh).
+
+softib-madcount.py NETDEV
+
+Listens on NETDEV (a raw AF_PACKET socket, EtherType 0x88b5) until SIGTERM,
+then prints "pathrecord_queries N" and "sa_mads N": the MADs of management
+class SA (0x03) it saw arriving on NETDEV, and those of them that ask for
+PathRecords (attribute 0x0035, method Get 0x01 or GetTable 0x12). The IB
+packet is parsed from its LRH (a GRH when LNH says so), the BTH and DETH,
+independently of the driver's code.
+"""
+import signal
+import socket
+import struct
+import sys
+
+ETHERTYPE = 0x88B5
+SA_CLASS = 0x03
+PATH_RECORD = 0x0035
+QUERY_METHODS = (0x01, 0x12)
+
+stop = False
+
+
+def on_term(_sig, _frame):
+    global stop
+    stop = True
+
+
+def main():
+    dev = sys.argv[1]
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETHERTYPE))
+    s.bind((dev, ETHERTYPE))
+    s.settimeout(0.2)
+    signal.signal(signal.SIGTERM, on_term)
+    queries = sa = 0
+    print("listening", flush=True)
+    while not stop:
+        try:
+            frame, addr = s.recvfrom(4096)
+        except socket.timeout:
+            continue
+        except InterruptedError:
+            continue
+        if addr[2] == socket.PACKET_OUTGOING:
+            continue
+        pkt = frame[14:]
+        if len(pkt) < 8:
+            continue
+        off = 8 + (40 if pkt[1] & 3 == 3 else 0)    # LRH (+ GRH)
+        off += 12 + 8                               # BTH, DETH (UD)
+        mad = pkt[off:off + 24]
+        if len(mad) < 24 or mad[1] != SA_CLASS:
+            continue
+        sa += 1
+        attr = struct.unpack_from(">H", mad, 16)[0]
+        if attr == PATH_RECORD and mad[3] in QUERY_METHODS:
+            queries += 1
+    print("pathrecord_queries %d" % queries)
+    print("sa_mads %d" % sa, flush=True)
+
+
+if __name__ == "__main__":
+    main()
