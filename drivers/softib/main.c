@@ -188,24 +188,52 @@ static struct ib_client softib_client = {
 
 /* ---- creation and removal ----------------------------------------------- */
 
+#define SOFTIB_QPT_UD	(BIT(IB_QPT_UD) | BIT(IB_QPT_SMI) | BIT(IB_QPT_GSI))
+
 static const struct rvt_operation_params softib_post_parms[RVT_OPERATION_MAX] = {
 	[IB_WR_SEND] = {
 		.length = sizeof(struct ib_send_wr),
-		.qpt_support = BIT(IB_QPT_UD) | BIT(IB_QPT_SMI) |
-			       BIT(IB_QPT_GSI),
+		.qpt_support = SOFTIB_QPT_UD | BIT(IB_QPT_RC),
 	},
 	[IB_WR_SEND_WITH_IMM] = {
 		.length = sizeof(struct ib_send_wr),
-		.qpt_support = BIT(IB_QPT_UD),
+		.qpt_support = BIT(IB_QPT_UD) | BIT(IB_QPT_RC),
+	},
+	[IB_WR_SEND_WITH_INV] = {
+		.length = sizeof(struct ib_send_wr),
+		.qpt_support = BIT(IB_QPT_RC),
+	},
+	[IB_WR_RDMA_WRITE] = {
+		.length = sizeof(struct ib_rdma_wr),
+		.qpt_support = BIT(IB_QPT_RC),
+	},
+	[IB_WR_RDMA_WRITE_WITH_IMM] = {
+		.length = sizeof(struct ib_rdma_wr),
+		.qpt_support = BIT(IB_QPT_RC),
+	},
+	[IB_WR_RDMA_READ] = {
+		.length = sizeof(struct ib_rdma_wr),
+		.qpt_support = BIT(IB_QPT_RC),
+		.flags = RVT_OPERATION_ATOMIC,
+	},
+	[IB_WR_ATOMIC_CMP_AND_SWP] = {
+		.length = sizeof(struct ib_atomic_wr),
+		.qpt_support = BIT(IB_QPT_RC),
+		.flags = RVT_OPERATION_ATOMIC | RVT_OPERATION_ATOMIC_SGE,
+	},
+	[IB_WR_ATOMIC_FETCH_AND_ADD] = {
+		.length = sizeof(struct ib_atomic_wr),
+		.qpt_support = BIT(IB_QPT_RC),
+		.flags = RVT_OPERATION_ATOMIC | RVT_OPERATION_ATOMIC_SGE,
 	},
 	[IB_WR_REG_MR] = {
 		.length = sizeof(struct ib_reg_wr),
-		.qpt_support = BIT(IB_QPT_UD),
+		.qpt_support = BIT(IB_QPT_UD) | BIT(IB_QPT_RC),
 		.flags = RVT_OPERATION_LOCAL,
 	},
 	[IB_WR_LOCAL_INV] = {
 		.length = sizeof(struct ib_send_wr),
-		.qpt_support = BIT(IB_QPT_UD),
+		.qpt_support = BIT(IB_QPT_UD) | BIT(IB_QPT_RC),
 		.flags = RVT_OPERATION_LOCAL,
 	},
 };
@@ -286,7 +314,7 @@ static void softib_set_dparms(struct softib_dev *sdev)
 	a->max_qp_rd_atom = 16;
 	a->max_qp_init_rd_atom = 16;
 	a->max_res_rd_atom = 16 * 16384;
-	a->atomic_cap = IB_ATOMIC_NONE;
+	a->atomic_cap = IB_ATOMIC_HCA;	/* rc_rx.c: one lock for all */
 
 	dp->lkey_table_size = 16;
 	dp->qp_table_size = 256;
@@ -376,7 +404,9 @@ static int softib_newlink(const char *name, struct net_device *ndev)
 	mutex_unlock(&softib_lock);
 
 	ret = -ENOMEM;
-	sdev->wq = alloc_workqueue("softib_%s", WQ_UNBOUND | WQ_MEM_RECLAIM,
+	/* High priority: busy-polling verbs programs must not starve it. */
+	sdev->wq = alloc_workqueue("softib_%s",
+				   WQ_UNBOUND | WQ_MEM_RECLAIM | WQ_HIGHPRI,
 				   0, name);
 	if (!sdev->wq)
 		goto out_unlist;

@@ -7,7 +7,89 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/if_ether.h>
+#include <linux/unaligned.h>
 #include "softib.h"
+#include "wire.h"
+
+/*
+ * A packet with the headers h describes and len bytes of payload taken
+ * from ss (advanced past them; ss may be NULL when len is 0), its pad and
+ * ICRC. NULL when no memory.
+ */
+struct sk_buff *softib_pkt_build(struct softib_dev *sdev,
+				 const struct softib_hdr *h,
+				 struct rvt_sge_state *ss, u32 len, gfp_t gfp)
+{
+	unsigned int hlen = softib_hdr_len(h), bytes = h->pktlen * 4;
+	struct net_device *ndev = sdev->ndev;
+	struct sk_buff *skb;
+	u8 *p, *dst;
+	u32 left;
+
+	if (bytes != hlen + len + h->padcnt + SOFTIB_ICRC_BYTES)
+		return NULL;
+	skb = alloc_skb(LL_RESERVED_SPACE(ndev) + bytes, gfp);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, LL_RESERVED_SPACE(ndev));
+	p = skb_put(skb, bytes);
+	softib_hdr_build(p, h);
+	dst = p + hlen;
+	for (left = len; left; ) {
+		u32 n = rvt_get_sge_length(&ss->sge, left);
+
+		if (!n) {
+			kfree_skb(skb);
+			return NULL;
+		}
+		memcpy(dst, ss->sge.vaddr, n);
+		rvt_update_sge(ss, n, false);
+		dst += n;
+		left -= n;
+	}
+	memset(dst, 0, h->padcnt);
+	softib_icrc_set(p, bytes - SOFTIB_ICRC_BYTES);
+	return skb;
+}
+
+/*
+ * Send a built packet (consumed): to the carrier, or, when its DLID is our
+ * own, to our receive path as if from the wire. No QP lock may be held:
+ * our own receive path takes them. A down port, or data before ACTIVE
+ * (anything but VL15's SMPs): the packet goes nowhere.
+ */
+void softib_pkt_out(struct softib_dev *sdev, struct sk_buff *skb)
+{
+	struct softib_port *port = &sdev->port;
+	u8 state = READ_ONCE(port->state);
+	u16 lid = READ_ONCE(port->lid);
+	const u8 *p = skb->data;
+	u16 dlid = get_unaligned_be16(p + 2);
+	u8 vl = p[0] >> 4;
+	u16 mask = (1U << READ_ONCE(port->lmc)) - 1;
+
+	if (state == IB_PORT_DOWN || state == IB_PORT_NOP ||
+	    (vl != 15 && state != IB_PORT_ACTIVE)) {
+		atomic64_inc(&port->cnt.xmit_discards);
+		kfree_skb(skb);
+		return;
+	}
+	atomic64_inc(&port->cnt.xmit_pkts);
+	atomic64_add(skb->len / 4, &port->cnt.xmit_data);
+	if (softib_lid_is_mcast(dlid))
+		atomic64_inc(&port->cnt.xmit_mcast_pkts);
+	if (lid && !softib_lid_is_mcast(dlid) &&
+	    dlid != SOFTIB_LID_PERMISSIVE && (dlid & ~mask) == lid) {
+		local_bh_disable();
+		rcu_read_lock();
+		softib_ud_rcv(sdev, skb);
+		rcu_read_unlock();
+		local_bh_enable();
+		return;
+	}
+	if (softib_xmit(sdev, skb))
+		atomic64_inc(&port->cnt.xmit_discards);
+}
 
 /* Consumes skb, which holds the IB packet at skb->data. */
 int softib_xmit(struct softib_dev *sdev, struct sk_buff *skb)

@@ -3,7 +3,8 @@
  * softib: what rdmavt asks of a driver for its QPs, AHs and send queue.
  * Sends run on the device's workqueue, one work item per QP (a work item
  * never runs concurrently with itself, so a QP's send engine is single
- * threaded without RVT_S_BUSY).
+ * threaded without RVT_S_BUSY): ud.c's engine for UD, SMI and GSI QPs,
+ * rc.c's for RC. UC QPs are refused (-EOPNOTSUPP).
  */
 #include "softib.h"
 #include "wire.h"
@@ -13,18 +14,30 @@ static void softib_send_work(struct work_struct *work)
 	struct softib_qp_priv *priv =
 		container_of(work, struct softib_qp_priv, send_work);
 
-	softib_ud_send(priv->qp);
+	if (priv->qp->ibqp.qp_type == IB_QPT_RC)
+		softib_rc_send(priv->qp);
+	else
+		softib_ud_send(priv->qp);
+}
+
+/* From the receive path and the engine itself: no state check. */
+void softib_queue_send(struct rvt_qp *qp)
+{
+	struct softib_qp_priv *priv = qp->priv;
+	struct softib_dev *sdev = rdi_to_sdev(ib_to_rvt(qp->ibqp.device));
+
+	queue_work(sdev->wq, &priv->send_work);
 }
 
 static void *softib_qp_priv_alloc(struct rvt_dev_info *rdi, struct rvt_qp *qp)
 {
 	struct softib_qp_priv *priv;
 
-	/* Milestone 1: the UD engine only (RC and UC come with rc.c). */
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_SMI:
 	case IB_QPT_GSI:
 	case IB_QPT_UD:
+	case IB_QPT_RC:
 		break;
 	default:
 		return ERR_PTR(-EOPNOTSUPP);
@@ -63,6 +76,7 @@ static void softib_do_send(struct rvt_qp *qp)
 
 static void softib_notify_qp_reset(struct rvt_qp *qp)
 {
+	softib_rc_reset(qp);
 }
 
 static void softib_flush_qp_waiters(struct rvt_qp *qp)
@@ -89,8 +103,10 @@ static void softib_notify_error_qp(struct rvt_qp *qp)
 {
 }
 
+/* The retry timer fired (rvt_rc_timeout): r_lock and s_lock held. */
 static void softib_notify_restart_rc(struct rvt_qp *qp, u32 psn, int wait)
 {
+	softib_rc_restart(qp, psn, wait);
 }
 
 static int softib_get_pmtu_from_attr(struct rvt_dev_info *rdi,

@@ -11,7 +11,10 @@
  *            registration, netdev notifier (removal follows the netdev)
  *   net.c    the carrier: transmit an IB packet, receive hook
  *   icrc.c   the invariant CRC
- *   ud.c     UD, SMI (QP0) and GSI (QP1): send engine and receive
+ *   ud.c     UD, SMI (QP0) and GSI (QP1): send engine and receive; the
+ *            receive checks every packet shares, then RC's go to rc_rx.c
+ *   rc.c     RC send engine: requests, ACK/NAK and READ responses, go-back-N
+ *   rc_rx.c  RC receive: the responder, and the requester's ACKs/responses
  *   sma.c    the subnet management agent (process_mad: SubnGet/Set)
  *   pma.c    the performance management agent (PortCounters)
  *   stats.c  drop counters (debugfs)
@@ -63,6 +66,12 @@ enum softib_drop {
 	SOFTIB_DROP_PORT_DOWN,	/* port not ARMED/ACTIVE for this traffic */
 	SOFTIB_DROP_NO_RWQE,	/* UD: no receive buffer posted */
 	SOFTIB_DROP_MAD,	/* malformed SMP/GMP */
+	/* RC (rc_rx.c) */
+	SOFTIB_DROP_OPSEQ,	/* opcode out of sequence: NAK invalid request */
+	SOFTIB_DROP_LEN,	/* payload length vs. opcode, MTU, RETH, WQE */
+	SOFTIB_DROP_RKEY,	/* R_Key or access check: NAK remote access */
+	SOFTIB_DROP_RNR,	/* no receive WQE: RNR NAK */
+	SOFTIB_DROP_DUP,	/* duplicate request: re-ACKed, not re-executed */
 	SOFTIB_DROP_NR
 };
 
@@ -167,6 +176,23 @@ struct softib_dev {
 struct softib_qp_priv {
 	struct rvt_qp *qp;
 	struct work_struct send_work;	/* runs the send engine on sdev->wq */
+
+	/* RC only; everything below under qp->s_lock (and r_lock: rc_rx.c) */
+	/* requester: go-back-N already started from gbn_psn (until progress) */
+	bool gbn_armed;
+	u32 gbn_psn;
+	/* requester: one past the highest PSN sent (valid once one was) */
+	bool hi_valid;
+	u32 hi_psn;
+	/* responder: an ACK for r_psn - 1 is owed */
+	bool ack_pending;
+	/* responder: a NAK is owed: nak_aeth at nak_psn */
+	bool nak_pending;
+	u32 nak_aeth;
+	u32 nak_psn;
+	/* responder: next READ response PSN of s_ack_queue[s_tail_ack_queue] */
+	u32 resp_psn;
+	u32 resp_first;		/* the PSN that gets the FIRST/ONLY opcode */
 };
 
 static inline struct softib_dev *to_sdev(struct ib_device *ibdev)
@@ -189,6 +215,7 @@ u32 softib_icrc(const void *pkt, unsigned int len_without_icrc);
 
 /* ud.c */
 void softib_ud_rcv(struct softib_dev *sdev, struct sk_buff *skb);
+u16 softib_pkey_at(struct softib_port *port, unsigned int idx);
 
 /* sma.c / pma.c: ib_device_ops.process_mad */
 int softib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
@@ -212,6 +239,25 @@ enum ib_mtu softib_active_mtu(struct softib_port *port);
 void softib_qp_init_driver_f(struct rvt_driver_provided *f);
 /* ud.c */
 void softib_ud_send(struct rvt_qp *qp);
+/* net.c: the packet in skb to the carrier, or to our own receive path */
+struct softib_hdr;
+struct sk_buff *softib_pkt_build(struct softib_dev *sdev,
+				 const struct softib_hdr *h,
+				 struct rvt_sge_state *ss, u32 len, gfp_t gfp);
+void softib_pkt_out(struct softib_dev *sdev, struct sk_buff *skb);
+/* qp.c: run the QP's send engine (whatever its state) */
+void softib_queue_send(struct rvt_qp *qp);
+/* rc.c */
+void softib_rc_send(struct rvt_qp *qp);
+void softib_rc_restart(struct rvt_qp *qp, u32 psn, int wait);
+void softib_rc_reset(struct rvt_qp *qp);
+void softib_rc_go_back(struct rvt_qp *qp, u32 psn);
+void softib_rc_fail(struct rvt_qp *qp, enum ib_wc_status status);
+bool softib_wqe_is_rd_atomic(const struct rvt_swqe *wqe);
+u32 softib_rc_ack_aeth(struct rvt_qp *qp);
+/* rc_rx.c */
+void softib_rc_rcv(struct softib_port *port, struct rvt_qp *qp,
+		   const struct softib_hdr *h, const u8 *pkt);
 /* stats.c */
 u64 softib_drop_count(struct softib_port *port, enum softib_drop why);
 void softib_debugfs_add(struct softib_dev *sdev);

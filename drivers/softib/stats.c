@@ -20,6 +20,11 @@ static const char *const softib_drop_names[SOFTIB_DROP_NR] = {
 	[SOFTIB_DROP_PORT_DOWN] = "port_down",
 	[SOFTIB_DROP_NO_RWQE] = "no_rwqe",
 	[SOFTIB_DROP_MAD] = "mad",
+	[SOFTIB_DROP_OPSEQ] = "opseq",
+	[SOFTIB_DROP_LEN] = "len",
+	[SOFTIB_DROP_RKEY] = "rkey",
+	[SOFTIB_DROP_RNR] = "rnr",
+	[SOFTIB_DROP_DUP] = "dup",
 };
 
 static struct dentry *softib_debugfs_root;
@@ -76,12 +81,27 @@ static int softib_drops_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(softib_drops);
 
+/* The RC requester's recoveries (rdmavt's per-port counters). */
+static int softib_rc_show(struct seq_file *m, void *unused)
+{
+	struct softib_dev *sdev = m->private;
+	struct rvt_ibport *rvp = &sdev->port.rvp;
+
+	seq_printf(m, "timeouts   %llu\n", READ_ONCE(rvp->n_rc_timeouts));
+	seq_printf(m, "go_back    %llu\n", READ_ONCE(rvp->n_rc_resends));
+	seq_printf(m, "seq_naks   %llu\n", READ_ONCE(rvp->n_seq_naks));
+	seq_printf(m, "rnr_naks   %llu\n", READ_ONCE(rvp->n_rnr_naks));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(softib_rc);
+
 void softib_debugfs_add(struct softib_dev *sdev)
 {
 	sdev->debugfs = debugfs_create_dir(dev_name(&sdev->rdi.ibdev.dev),
 					   softib_debugfs_root);
 	debugfs_create_file("drops", 0444, sdev->debugfs, sdev,
 			    &softib_drops_fops);
+	debugfs_create_file("rc", 0444, sdev->debugfs, sdev, &softib_rc_fops);
 }
 
 void softib_debugfs_remove(struct softib_dev *sdev)

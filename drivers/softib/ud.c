@@ -15,13 +15,6 @@
 #include "softib.h"
 #include "wire.h"
 
-static bool softib_pkey_match(u16 a, u16 b)
-{
-	/* Same key, and not both limited members (IBA 10.9.3). */
-	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) &&
-	       ((a | b) & 0x8000);
-}
-
 /* Index of pkey in the port's table, or -1. */
 static int softib_pkey_find(struct softib_port *port, u16 pkey)
 {
@@ -33,7 +26,7 @@ static int softib_pkey_find(struct softib_port *port, u16 pkey)
 	return -1;
 }
 
-static u16 softib_pkey_at(struct softib_port *port, unsigned int idx)
+u16 softib_pkey_at(struct softib_port *port, unsigned int idx)
 {
 	return idx < SOFTIB_NPKEYS ? READ_ONCE(port->pkeys[idx]) : 0;
 }
@@ -252,6 +245,9 @@ void softib_ud_rcv(struct softib_dev *sdev, struct sk_buff *skb)
 		goto drop;
 
 	if (h.dqpn == SOFTIB_QPN_MCAST) {
+		why = SOFTIB_DROP_QP;
+		if (!softib_op_is_ud(h.opcode))
+			goto drop;
 		softib_ud_rcv_mcast(port, &h, pkt, pkey_index);
 		goto free;
 	}
@@ -259,6 +255,14 @@ void softib_ud_rcv(struct softib_dev *sdev, struct sk_buff *skb)
 	why = SOFTIB_DROP_QP;
 	if (!qp)
 		goto drop;
+	if (softib_op_is_rc(h.opcode)) {
+		if (qp->ibqp.qp_type != IB_QPT_RC ||
+		    softib_lid_is_mcast(h.dlid) ||
+		    h.dlid == SOFTIB_LID_PERMISSIVE)
+			goto drop;
+		softib_rc_rcv(port, qp, &h, pkt);
+		goto free;
+	}
 	if ((h.dqpn == 0 && qp->ibqp.qp_type != IB_QPT_SMI) ||
 	    (h.dqpn == 1 && qp->ibqp.qp_type != IB_QPT_GSI) ||
 	    (h.dqpn > 1 && qp->ibqp.qp_type != IB_QPT_UD))
@@ -275,32 +279,17 @@ EXPORT_SYMBOL_IF_KUNIT(softib_ud_rcv);
 
 /* ---- send --------------------------------------------------------------- */
 
-/* Fill h for wqe on qp; the caller holds s_lock (PSN). */
-static void softib_ud_hdr(struct softib_dev *sdev, struct rvt_qp *qp,
-			  struct rvt_swqe *wqe, struct softib_hdr *h)
+/* LRH and GRH of a packet to ah from port (VL from the SL). */
+void softib_hdr_route(struct softib_port *port, const struct rdma_ah_attr *ah,
+		      struct softib_hdr *h)
 {
-	struct softib_port *port = &sdev->port;
-	struct rdma_ah_attr *ah = rvt_get_swqe_ah_attr(wqe);
-	u32 len = wqe->length, qkey;
 	u16 lid = READ_ONCE(port->lid);
-	unsigned int idx;
 
-	memset(h, 0, sizeof(*h));
 	h->sl = rdma_ah_get_sl(ah) & 0xf;
-	h->vl = qp->ibqp.qp_type == IB_QPT_SMI ? 15 :
-		port->sl_to_vl[h->sl] & 0xf;
+	h->vl = port->sl_to_vl[h->sl] & 0xf;
 	h->lver = SOFTIB_LVER;
 	h->dlid = rdma_ah_get_dlid(ah);
-	if (qp->ibqp.qp_type == IB_QPT_SMI &&
-	    (h->dlid == SOFTIB_LID_PERMISSIVE || !lid))
-		h->slid = SOFTIB_LID_PERMISSIVE;
-	else
-		h->slid = lid | (rdma_ah_get_path_bits(ah) &
-				 softib_lmc_mask(port));
-	h->opcode = wqe->wr.opcode == IB_WR_SEND_WITH_IMM ?
-		    SOFTIB_OP_UD_SEND_ONLY_IMM : SOFTIB_OP_UD_SEND_ONLY;
-	if (h->opcode == SOFTIB_OP_UD_SEND_ONLY_IMM)
-		h->imm = wqe->wr.ex.imm_data;
+	h->slid = lid | (rdma_ah_get_path_bits(ah) & softib_lmc_mask(port));
 	if (rdma_ah_get_ah_flags(ah) & IB_AH_GRH) {
 		const struct ib_global_route *grh = rdma_ah_read_grh(ah);
 
@@ -316,9 +305,42 @@ static void softib_ud_hdr(struct softib_dev *sdev, struct rvt_qp *qp,
 	} else {
 		h->lnh = SOFTIB_LNH_LOCAL;
 	}
-	h->se = wqe->wr.send_flags & IB_SEND_SOLICITED;
+}
+
+/* The lengths of a packet of h's headers and len bytes of payload. */
+void softib_hdr_lengths(struct softib_hdr *h, u32 len)
+{
 	h->padcnt = -len & 3;
 	h->tver = SOFTIB_TVER;
+	h->pktlen = (softib_hdr_len(h) + len + h->padcnt +
+		     SOFTIB_ICRC_BYTES) / 4;
+	if (h->lnh == SOFTIB_LNH_GLOBAL)
+		h->paylen = h->pktlen * 4 - SOFTIB_LRH_BYTES - SOFTIB_GRH_BYTES;
+}
+EXPORT_SYMBOL_IF_KUNIT(softib_hdr_lengths);
+
+/* Fill h for wqe on qp; the caller holds s_lock (PSN). */
+static void softib_ud_hdr(struct softib_dev *sdev, struct rvt_qp *qp,
+			  struct rvt_swqe *wqe, struct softib_hdr *h)
+{
+	struct softib_port *port = &sdev->port;
+	struct rdma_ah_attr *ah = rvt_get_swqe_ah_attr(wqe);
+	u16 lid = READ_ONCE(port->lid);
+	unsigned int idx;
+	u32 qkey;
+
+	memset(h, 0, sizeof(*h));
+	softib_hdr_route(port, ah, h);
+	if (qp->ibqp.qp_type == IB_QPT_SMI) {
+		h->vl = 15;
+		if (h->dlid == SOFTIB_LID_PERMISSIVE || !lid)
+			h->slid = SOFTIB_LID_PERMISSIVE;
+	}
+	h->opcode = wqe->wr.opcode == IB_WR_SEND_WITH_IMM ?
+		    SOFTIB_OP_UD_SEND_ONLY_IMM : SOFTIB_OP_UD_SEND_ONLY;
+	if (h->opcode == SOFTIB_OP_UD_SEND_ONLY_IMM)
+		h->imm = wqe->wr.ex.imm_data;
+	h->se = wqe->wr.send_flags & IB_SEND_SOLICITED;
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_SMI:
 		h->pkey = 0xffff;
@@ -336,13 +358,13 @@ static void softib_ud_hdr(struct softib_dev *sdev, struct rvt_qp *qp,
 	qkey = rvt_get_swqe_remote_qkey(wqe);
 	h->qkey = (qkey & 0x80000000) ? qp->qkey : qkey;
 	h->sqpn = qp->ibqp.qp_num;
-	h->pktlen = (softib_hdr_len(h) + len + h->padcnt +
-		     SOFTIB_ICRC_BYTES) / 4;
-	if (h->lnh == SOFTIB_LNH_GLOBAL)
-		h->paylen = h->pktlen * 4 - SOFTIB_LRH_BYTES - SOFTIB_GRH_BYTES;
+	softib_hdr_lengths(h, wqe->length);
 }
 
-static void softib_gather(struct rvt_swqe *wqe, u8 *dst)
+/* Build and send one packet; the WQE's completion status. */
+static enum ib_wc_status softib_ud_send_one(struct softib_dev *sdev,
+					    struct rvt_swqe *wqe,
+					    const struct softib_hdr *h)
 {
 	struct rvt_sge_state ss = {
 		.sge = wqe->sg_list[0],
@@ -350,67 +372,14 @@ static void softib_gather(struct rvt_swqe *wqe, u8 *dst)
 		.num_sge = wqe->wr.num_sge,
 		.total_len = wqe->length,
 	};
-	u32 left = wqe->length;
-
-	while (left) {
-		u32 n = rvt_get_sge_length(&ss.sge, left);
-
-		memcpy(dst, ss.sge.vaddr, n);
-		rvt_update_sge(&ss, n, false);
-		dst += n;
-		left -= n;
-	}
-}
-
-/* Build and send one packet; the WQE's completion status. */
-static enum ib_wc_status softib_ud_send_one(struct softib_dev *sdev,
-					    struct rvt_qp *qp,
-					    struct rvt_swqe *wqe,
-					    const struct softib_hdr *h)
-{
-	struct softib_port *port = &sdev->port;
-	struct net_device *ndev = sdev->ndev;
-	unsigned int hlen = softib_hdr_len(h), bytes = h->pktlen * 4;
-	u8 state = READ_ONCE(port->state);
-	u16 lid = READ_ONCE(port->lid);
 	struct sk_buff *skb;
-	u8 *p;
 
-	/* A down port, or data before ACTIVE: the packet goes nowhere. */
-	if (state == IB_PORT_DOWN || state == IB_PORT_NOP ||
-	    (qp->ibqp.qp_type != IB_QPT_SMI && state != IB_PORT_ACTIVE)) {
-		atomic64_inc(&port->cnt.xmit_discards);
-		return IB_WC_SUCCESS;
-	}
-	skb = alloc_skb(LL_RESERVED_SPACE(ndev) + bytes, GFP_KERNEL);
+	skb = softib_pkt_build(sdev, h, &ss, wqe->length, GFP_KERNEL);
 	if (!skb) {
-		atomic64_inc(&port->cnt.xmit_discards);
+		atomic64_inc(&sdev->port.cnt.xmit_discards);
 		return IB_WC_SUCCESS;
 	}
-	skb_reserve(skb, LL_RESERVED_SPACE(ndev));
-	p = skb_put(skb, bytes);
-	softib_hdr_build(p, h);
-	softib_gather(wqe, p + hlen);
-	memset(p + hlen + wqe->length, 0, h->padcnt);
-	softib_icrc_set(p, bytes - SOFTIB_ICRC_BYTES);
-
-	atomic64_inc(&port->cnt.xmit_pkts);
-	atomic64_add(h->pktlen, &port->cnt.xmit_data);
-	if (softib_lid_is_mcast(h->dlid))
-		atomic64_inc(&port->cnt.xmit_mcast_pkts);
-	if (lid && !softib_lid_is_mcast(h->dlid) &&
-	    h->dlid != SOFTIB_LID_PERMISSIVE &&
-	    (h->dlid & ~softib_lmc_mask(port)) == lid) {
-		/* To ourselves: the receive path, as from the wire. */
-		local_bh_disable();
-		rcu_read_lock();
-		softib_ud_rcv(sdev, skb);
-		rcu_read_unlock();
-		local_bh_enable();
-		return IB_WC_SUCCESS;
-	}
-	if (softib_xmit(sdev, skb))
-		atomic64_inc(&port->cnt.xmit_discards);
+	softib_pkt_out(sdev, skb);
 	return IB_WC_SUCCESS;
 }
 
@@ -443,7 +412,7 @@ void softib_ud_send(struct rvt_qp *qp)
 		softib_ud_hdr(sdev, qp, wqe, &h);
 		spin_unlock_irqrestore(&qp->s_lock, flags);
 
-		status = softib_ud_send_one(sdev, qp, wqe, &h);
+		status = softib_ud_send_one(sdev, wqe, &h);
 
 		spin_lock_irqsave(&qp->s_lock, flags);
 		rvt_send_complete(qp, wqe, status);

@@ -1,25 +1,186 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * softib: build and parse the IB headers of a UD packet (LRH, GRH, BTH,
- * DETH, ImmDt), IBA 1.x chapters 7.7 and 9.2-9.3. Big-endian on the wire.
+ * softib: build and parse the IB headers of a packet (LRH, GRH, BTH and
+ * the extended transport headers of UD and RC), IBA 1.x chapters 7.7 and
+ * 9.2-9.3. Big-endian on the wire.
  */
 #include <linux/unaligned.h>
+#include <rdma/ib_pack.h>
 #include "softib.h"
 #include "wire.h"
 
-/* Bytes of headers h describes: LRH, GRH if LNH says so, BTH, DETH, ImmDt. */
+#define P	SOFTIB_EXT_PAYLOAD
+#define V	SOFTIB_EXT_VALID
+
+/* IBA table 38, for the opcodes softib implements (UD and RC). */
+static const u16 softib_op_table[256] = {
+	[IB_OPCODE_RC_SEND_FIRST] = V | P,
+	[IB_OPCODE_RC_SEND_MIDDLE] = V | P,
+	[IB_OPCODE_RC_SEND_LAST] = V | P,
+	[IB_OPCODE_RC_SEND_LAST_WITH_IMMEDIATE] = V | P | SOFTIB_EXT_IMM,
+	[IB_OPCODE_RC_SEND_ONLY] = V | P,
+	[IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE] = V | P | SOFTIB_EXT_IMM,
+	[IB_OPCODE_RC_RDMA_WRITE_FIRST] = V | P | SOFTIB_EXT_RETH,
+	[IB_OPCODE_RC_RDMA_WRITE_MIDDLE] = V | P,
+	[IB_OPCODE_RC_RDMA_WRITE_LAST] = V | P,
+	[IB_OPCODE_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE] = V | P | SOFTIB_EXT_IMM,
+	[IB_OPCODE_RC_RDMA_WRITE_ONLY] = V | P | SOFTIB_EXT_RETH,
+	[IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE] =
+		V | P | SOFTIB_EXT_RETH | SOFTIB_EXT_IMM,
+	[IB_OPCODE_RC_RDMA_READ_REQUEST] = V | SOFTIB_EXT_RETH,
+	[IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST] = V | P | SOFTIB_EXT_AETH,
+	[IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE] = V | P,
+	[IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST] = V | P | SOFTIB_EXT_AETH,
+	[IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY] = V | P | SOFTIB_EXT_AETH,
+	[IB_OPCODE_RC_ACKNOWLEDGE] = V | SOFTIB_EXT_AETH,
+	[IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE] =
+		V | SOFTIB_EXT_AETH | SOFTIB_EXT_ATOMICACK,
+	[IB_OPCODE_RC_COMPARE_SWAP] = V | SOFTIB_EXT_ATOMIC,
+	[IB_OPCODE_RC_FETCH_ADD] = V | SOFTIB_EXT_ATOMIC,
+	[IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE] = V | P | SOFTIB_EXT_IETH,
+	[IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE] = V | P | SOFTIB_EXT_IETH,
+	[SOFTIB_OP_UD_SEND_ONLY] = V | P | SOFTIB_EXT_DETH,
+	[SOFTIB_OP_UD_SEND_ONLY_IMM] = V | P | SOFTIB_EXT_DETH | SOFTIB_EXT_IMM,
+};
+
+#undef P
+#undef V
+
+/* The extended headers of opcode; 0 for one softib does not implement. */
+u16 softib_op_ext(u8 opcode)
+{
+	return softib_op_table[opcode];
+}
+EXPORT_SYMBOL_IF_KUNIT(softib_op_ext);
+
+static unsigned int softib_ext_len(u16 ext)
+{
+	unsigned int len = 0;
+
+	if (ext & SOFTIB_EXT_DETH)
+		len += SOFTIB_DETH_BYTES;
+	if (ext & SOFTIB_EXT_RETH)
+		len += SOFTIB_RETH_BYTES;
+	if (ext & SOFTIB_EXT_ATOMIC)
+		len += SOFTIB_ATOMIC_BYTES;
+	if (ext & SOFTIB_EXT_AETH)
+		len += SOFTIB_AETH_BYTES;
+	if (ext & SOFTIB_EXT_ATOMICACK)
+		len += SOFTIB_ATOMICACK_BYTES;
+	if (ext & SOFTIB_EXT_IMM)
+		len += SOFTIB_IMM_BYTES;
+	if (ext & SOFTIB_EXT_IETH)
+		len += SOFTIB_IETH_BYTES;
+	return len;
+}
+
+/* Bytes of headers h describes: LRH, GRH if LNH says so, BTH, the rest. */
 unsigned int softib_hdr_len(const struct softib_hdr *h)
 {
-	unsigned int len = SOFTIB_LRH_BYTES + SOFTIB_BTH_BYTES +
-			   SOFTIB_DETH_BYTES;
+	unsigned int len = SOFTIB_LRH_BYTES + SOFTIB_BTH_BYTES;
 
 	if (h->lnh == SOFTIB_LNH_GLOBAL)
 		len += SOFTIB_GRH_BYTES;
-	if (softib_op_has_imm(h->opcode))
-		len += SOFTIB_IMM_BYTES;
-	return len;
+	return len + softib_ext_len(softib_op_ext(h->opcode));
 }
 EXPORT_SYMBOL_IF_KUNIT(softib_hdr_len);
+
+/*
+ * The AETH credit code for rwqes posted receive WQEs (IBA table 44): the
+ * largest code whose count does not exceed it. Code n counts 2^(n/2) for
+ * even n and 3 * 2^((n-3)/2) for odd n >= 3 (1, 2, 3, 4, 6, 8, 12, ...),
+ * code 0 counts none; 30 (32768) is the largest.
+ */
+u8 softib_credit_code(u32 rwqes)
+{
+	u8 code = 0;
+	u32 n;
+
+	while (code < 30) {
+		u8 next = code + 1;
+
+		n = next == 1 ? 1 : (next & 1) ? 3U << ((next - 3) / 2) :
+			1U << (next / 2);
+		if (n > rwqes)
+			break;
+		code = next;
+	}
+	return code;
+}
+EXPORT_SYMBOL_IF_KUNIT(softib_credit_code);
+
+static void softib_ext_build(u8 *p, u16 ext, const struct softib_hdr *h)
+{
+	if (ext & SOFTIB_EXT_DETH) {
+		/* Q_Key | resv8 SrcQP */
+		put_unaligned_be32(h->qkey, p);
+		put_unaligned_be32(h->sqpn & 0xffffff, p + 4);
+		p += SOFTIB_DETH_BYTES;
+	}
+	if (ext & (SOFTIB_EXT_RETH | SOFTIB_EXT_ATOMIC)) {
+		/* VA | R_Key | DMA length, or VA | R_Key | swap/add | compare */
+		put_unaligned_be64(h->va, p);
+		put_unaligned_be32(h->rkey, p + 8);
+		if (ext & SOFTIB_EXT_RETH) {
+			put_unaligned_be32(h->dmalen, p + 12);
+			p += SOFTIB_RETH_BYTES;
+		} else {
+			put_unaligned_be64(h->swap_add, p + 12);
+			put_unaligned_be64(h->compare, p + 20);
+			p += SOFTIB_ATOMIC_BYTES;
+		}
+	}
+	if (ext & SOFTIB_EXT_AETH) {
+		put_unaligned_be32(h->aeth, p);
+		p += SOFTIB_AETH_BYTES;
+	}
+	if (ext & SOFTIB_EXT_ATOMICACK) {
+		put_unaligned_be64(h->atomic_orig, p);
+		p += SOFTIB_ATOMICACK_BYTES;
+	}
+	if (ext & SOFTIB_EXT_IMM) {
+		memcpy(p, &h->imm, SOFTIB_IMM_BYTES);
+		p += SOFTIB_IMM_BYTES;
+	}
+	if (ext & SOFTIB_EXT_IETH)
+		put_unaligned_be32(h->inv_rkey, p);
+}
+
+/* Parse the extended headers ext says are at p (already length-checked). */
+static void softib_ext_parse(const u8 *p, u16 ext, struct softib_hdr *h)
+{
+	if (ext & SOFTIB_EXT_DETH) {
+		h->qkey = get_unaligned_be32(p);
+		h->sqpn = get_unaligned_be32(p + 4) & 0xffffff;
+		p += SOFTIB_DETH_BYTES;
+	}
+	if (ext & (SOFTIB_EXT_RETH | SOFTIB_EXT_ATOMIC)) {
+		h->va = get_unaligned_be64(p);
+		h->rkey = get_unaligned_be32(p + 8);
+		if (ext & SOFTIB_EXT_RETH) {
+			h->dmalen = get_unaligned_be32(p + 12);
+			p += SOFTIB_RETH_BYTES;
+		} else {
+			h->swap_add = get_unaligned_be64(p + 12);
+			h->compare = get_unaligned_be64(p + 20);
+			p += SOFTIB_ATOMIC_BYTES;
+		}
+	}
+	if (ext & SOFTIB_EXT_AETH) {
+		h->aeth = get_unaligned_be32(p);
+		p += SOFTIB_AETH_BYTES;
+	}
+	if (ext & SOFTIB_EXT_ATOMICACK) {
+		h->atomic_orig = get_unaligned_be64(p);
+		p += SOFTIB_ATOMICACK_BYTES;
+	}
+	if (ext & SOFTIB_EXT_IMM) {
+		memcpy(&h->imm, p, SOFTIB_IMM_BYTES);
+		p += SOFTIB_IMM_BYTES;
+	}
+	if (ext & SOFTIB_EXT_IETH)
+		h->inv_rkey = get_unaligned_be32(p);
+}
 
 /* Writes softib_hdr_len(h) bytes at buf. */
 void softib_hdr_build(void *buf, const struct softib_hdr *h)
@@ -56,13 +217,7 @@ void softib_hdr_build(void *buf, const struct softib_hdr *h)
 			   p + 8);
 	p += SOFTIB_BTH_BYTES;
 
-	/* DETH: Q_Key | resv8 SrcQP */
-	put_unaligned_be32(h->qkey, p);
-	put_unaligned_be32(h->sqpn & 0xffffff, p + 4);
-	p += SOFTIB_DETH_BYTES;
-
-	if (softib_op_has_imm(h->opcode))
-		memcpy(p, &h->imm, SOFTIB_IMM_BYTES);
+	softib_ext_build(p, softib_op_ext(h->opcode), h);
 }
 EXPORT_SYMBOL_IF_KUNIT(softib_hdr_build);
 
@@ -113,7 +268,8 @@ enum softib_drop softib_hdr_parse(const void *pkt, unsigned int len,
 				  struct softib_hdr *h)
 {
 	const u8 *p = pkt;
-	unsigned int off, bytes, rest;
+	unsigned int off, bytes, rest, elen;
+	u16 ext;
 
 	memset(h, 0, sizeof(*h));
 	if (len < SOFTIB_LRH_BYTES + SOFTIB_BTH_BYTES + SOFTIB_ICRC_BYTES)
@@ -147,19 +303,14 @@ enum softib_drop softib_hdr_parse(const void *pkt, unsigned int len,
 	off += SOFTIB_BTH_BYTES;
 	if (h->tver != SOFTIB_TVER)
 		return SOFTIB_DROP_LVER;
-	if (!softib_op_is_ud(h->opcode))
+	ext = softib_op_ext(h->opcode);
+	if (!ext)
 		return SOFTIB_DROP_OPCODE;
-	if (bytes < off + SOFTIB_DETH_BYTES + SOFTIB_ICRC_BYTES)
+	elen = softib_ext_len(ext);
+	if (bytes < off + elen + SOFTIB_ICRC_BYTES)
 		return SOFTIB_DROP_SHORT;
-	h->qkey = get_unaligned_be32(p + off);
-	h->sqpn = get_unaligned_be32(p + off + 4) & 0xffffff;
-	off += SOFTIB_DETH_BYTES;
-	if (softib_op_has_imm(h->opcode)) {
-		if (bytes < off + SOFTIB_IMM_BYTES + SOFTIB_ICRC_BYTES)
-			return SOFTIB_DROP_SHORT;
-		memcpy(&h->imm, p + off, SOFTIB_IMM_BYTES);
-		off += SOFTIB_IMM_BYTES;
-	}
+	softib_ext_parse(p + off, ext, h);
+	off += elen;
 	rest = bytes - off - SOFTIB_ICRC_BYTES;
 	if (h->padcnt > rest)
 		return SOFTIB_DROP_SHORT;

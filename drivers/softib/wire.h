@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * softib wire format: the IB headers of a packet (IBA 1.x, chapter 9 and
- * 7.7), parsed into host-order fields and built back from them. Only the
- * headers the UD engine needs so far: LRH, GRH, BTH, DETH, ImmDt.
+ * 7.7), parsed into host-order fields and built back from them: LRH, GRH,
+ * BTH and the extended transport headers of the UD and RC opcodes (DETH,
+ * RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH).
  */
 #ifndef SOFTIB_WIRE_H
 #define SOFTIB_WIRE_H
@@ -18,6 +19,15 @@
 #define SOFTIB_DETH_BYTES	8
 #define SOFTIB_IMM_BYTES	4
 #define SOFTIB_ICRC_BYTES	4
+#define SOFTIB_RETH_BYTES	16
+#define SOFTIB_AETH_BYTES	4
+#define SOFTIB_ATOMIC_BYTES	28
+#define SOFTIB_ATOMICACK_BYTES	8
+#define SOFTIB_IETH_BYTES	4
+/* The most header bytes any packet carries (an RDMA WRITE ONLY with imm). */
+#define SOFTIB_MAX_HDR		(SOFTIB_LRH_BYTES + SOFTIB_GRH_BYTES + \
+				 SOFTIB_BTH_BYTES + SOFTIB_ATOMIC_BYTES + \
+				 SOFTIB_IMM_BYTES)
 /* The most header bytes a UD packet carries (LRH GRH BTH DETH ImmDt). */
 #define SOFTIB_UD_MAX_HDR	(SOFTIB_LRH_BYTES + SOFTIB_GRH_BYTES + \
 				 SOFTIB_BTH_BYTES + SOFTIB_DETH_BYTES + \
@@ -39,9 +49,31 @@
 #define SOFTIB_LID_PERMISSIVE	0xffff
 #define SOFTIB_QPN_MCAST	0xffffff
 
-/* UD opcodes (transport 011b) */
+/* UD opcodes (transport 011b); RC's (000b) are ib_pack.h's IB_OPCODE_RC_* */
 #define SOFTIB_OP_UD_SEND_ONLY		0x64
 #define SOFTIB_OP_UD_SEND_ONLY_IMM	0x65
+
+/* Extended headers an opcode carries (softib_op_ext()), in wire order. */
+#define SOFTIB_EXT_DETH		BIT(0)
+#define SOFTIB_EXT_RETH		BIT(1)
+#define SOFTIB_EXT_ATOMIC	BIT(2)
+#define SOFTIB_EXT_AETH		BIT(3)
+#define SOFTIB_EXT_ATOMICACK	BIT(4)
+#define SOFTIB_EXT_IMM		BIT(5)
+#define SOFTIB_EXT_IETH		BIT(6)
+#define SOFTIB_EXT_PAYLOAD	BIT(7)	/* may carry a payload */
+#define SOFTIB_EXT_VALID	BIT(8)	/* an opcode we implement */
+
+/* AETH syndrome (IBA 9.7.5.1): type in bits 7-5, value in bits 4-0 */
+#define SOFTIB_AETH_ACK		0x00	/* | credit code */
+#define SOFTIB_AETH_RNR		0x20	/* | RNR timer code */
+#define SOFTIB_AETH_NAK		0x60	/* | NAK code */
+#define SOFTIB_NAK_PSN_SEQ	0x60
+#define SOFTIB_NAK_INV_REQ	0x61
+#define SOFTIB_NAK_REM_ACCESS	0x62
+#define SOFTIB_NAK_REM_OP	0x63
+#define SOFTIB_AETH_TYPE_MASK	0xe0
+#define SOFTIB_CREDIT_INVALID	0x1f
 
 /* One packet's headers, host order. */
 struct softib_hdr {
@@ -63,6 +95,15 @@ struct softib_hdr {
 	u32 qkey, sqpn;
 	/* ImmDt (SEND_ONLY_WITH_IMMEDIATE) */
 	__be32 imm;
+	/* RETH, AtomicETH (va, rkey; swap_add, compare) */
+	u64 va;
+	u32 rkey;
+	u32 dmalen;
+	u64 swap_add, compare;
+	/* AETH: syndrome << 24 | MSN; AtomicAckETH; IETH */
+	u32 aeth;
+	u64 atomic_orig;
+	u32 inv_rkey;
 	/* parse results */
 	unsigned int hdr_len;	/* LRH through the last extended header */
 	unsigned int payload_len;	/* without the pad */
@@ -73,9 +114,11 @@ static inline bool softib_lid_is_mcast(u16 lid)
 	return lid >= SOFTIB_LID_MCAST_MIN && lid <= SOFTIB_LID_MCAST_MAX;
 }
 
+u16 softib_op_ext(u8 opcode);
+
 static inline bool softib_op_has_imm(u8 opcode)
 {
-	return opcode == SOFTIB_OP_UD_SEND_ONLY_IMM;
+	return softib_op_ext(opcode) & SOFTIB_EXT_IMM;
 }
 
 static inline bool softib_op_is_ud(u8 opcode)
@@ -84,7 +127,47 @@ static inline bool softib_op_is_ud(u8 opcode)
 	       opcode == SOFTIB_OP_UD_SEND_ONLY_IMM;
 }
 
+/* RC opcodes: transport 000b. */
+static inline bool softib_op_is_rc(u8 opcode)
+{
+	return opcode < 0x20;
+}
+
+/* 24-bit PSN order: < 0 if a precedes b, 0 if equal, > 0 if it follows. */
+static inline int softib_psn_cmp(u32 a, u32 b)
+{
+	return (int)((a - b) << 8);
+}
+
+static inline u32 softib_psn_add(u32 psn, u32 n)
+{
+	return (psn + n) & 0xffffff;
+}
+
+static inline u32 softib_aeth(u8 syndrome, u32 msn)
+{
+	return (u32)syndrome << 24 | (msn & 0xffffff);
+}
+
+static inline u8 softib_aeth_syndrome(u32 aeth)
+{
+	return aeth >> 24;
+}
+
+u8 softib_credit_code(u32 rwqes);
+
 unsigned int softib_hdr_len(const struct softib_hdr *h);
+/* ud.c: LRH/GRH towards ah; PktLen, PadCnt, GRH PayLen for len bytes */
+void softib_hdr_route(struct softib_port *port, const struct rdma_ah_attr *ah,
+		      struct softib_hdr *h);
+void softib_hdr_lengths(struct softib_hdr *h, u32 len);
+
+static inline bool softib_pkey_match(u16 a, u16 b)
+{
+	/* Same key, and not both limited members (IBA 10.9.3). */
+	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) &&
+	       ((a | b) & 0x8000);
+}
 void softib_hdr_build(void *buf, const struct softib_hdr *h);
 
 /*

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for softib's RC transport: 24-bit PSN order across the wrap,
+ * the AETH (syndrome, MSN, the credit code of IBA table 44), a build/parse
+ * round trip of the RC extended headers, and the responder's checks on a
+ * QP in RTS: a PSN ahead of the expected one (NAK PSN sequence error, once),
+ * behind it (a duplicate, re-ACKed), an opcode out of sequence, lengths
+ * past the RETH or the path MTU (NAK invalid request), a bad R_Key (NAK
+ * remote access error); each dropped under its own counter and r_psn left
+ * alone, and an ACK for a PSN never sent dropped by the requester.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_pack.h>
+
+#include "drivers/softib/softib.h"
+#include "drivers/softib/wire.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+static void sibrc_psn(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, softib_psn_cmp(5, 5), 0);
+	KUNIT_EXPECT_LT(test, softib_psn_cmp(4, 5), 0);
+	KUNIT_EXPECT_GT(test, softib_psn_cmp(6, 5), 0);
+	/* Across the wrap: 0 follows 0xffffff, 0xfffffe precedes 1. */
+	KUNIT_EXPECT_GT(test, softib_psn_cmp(0, 0xffffff), 0);
+	KUNIT_EXPECT_LT(test, softib_psn_cmp(0xfffffe, 1), 0);
+	/* Only 24 bits count. */
+	KUNIT_EXPECT_EQ(test, softib_psn_cmp(0x1000005, 5), 0);
+	KUNIT_EXPECT_EQ(test, softib_psn_add(0xffffff, 1), 0u);
+	KUNIT_EXPECT_EQ(test, softib_psn_add(0xfffffe, 3), 1u);
+	/* Half the space ahead is ahead, the other half behind. */
+	KUNIT_EXPECT_GT(test, softib_psn_cmp(0x7fffff, 0), 0);
+	KUNIT_EXPECT_LT(test, softib_psn_cmp(0x800001, 0), 0);
+}
+
+static void sibrc_aeth(struct kunit *test)
+{
+	/* IBA table 44: code -> count 0 1 2 3 4 6 8 12 16 24 32 ... 32768 */
+	static const struct { u32 rwqes; u8 code; } v[] = {
+		{ 0, 0 }, { 1, 1 }, { 2, 2 }, { 3, 3 }, { 4, 4 }, { 5, 4 },
+		{ 6, 5 }, { 7, 5 }, { 8, 6 }, { 11, 6 }, { 12, 7 }, { 16, 8 },
+		{ 24, 9 }, { 32, 10 }, { 100, 13 }, { 128, 14 },
+		{ 24575, 28 }, { 24576, 29 }, { 32768, 30 }, { 1000000, 30 },
+	};
+	unsigned int i;
+	u32 aeth;
+
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		KUNIT_EXPECT_EQ_MSG(test, softib_credit_code(v[i].rwqes),
+				    v[i].code, "%u receive WQEs", v[i].rwqes);
+	aeth = softib_aeth(SOFTIB_AETH_ACK | 7, 0x1234567);
+	KUNIT_EXPECT_EQ(test, aeth, 0x07234567u);
+	KUNIT_EXPECT_EQ(test, softib_aeth_syndrome(aeth), 0x07);
+	aeth = softib_aeth(SOFTIB_AETH_RNR | 14, 3);
+	KUNIT_EXPECT_EQ(test, aeth >> 29, 1u);		/* RNR NAK */
+	KUNIT_EXPECT_EQ(test, (aeth >> 24) & 0x1f, 14u);	/* its timer */
+	KUNIT_EXPECT_EQ(test, softib_aeth(SOFTIB_NAK_PSN_SEQ, 0) >> 24, 0x60u);
+	KUNIT_EXPECT_EQ(test, softib_aeth(SOFTIB_NAK_INV_REQ, 0) >> 24, 0x61u);
+	KUNIT_EXPECT_EQ(test, softib_aeth(SOFTIB_NAK_REM_ACCESS, 0) >> 24,
+			0x62u);
+}
+
+/* Build h with len payload bytes into buf and parse it back. */
+static void sibrc_rt(struct kunit *test, struct softib_hdr *h, u32 len,
+		     struct softib_hdr *out)
+{
+	u8 *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	h->lnh = SOFTIB_LNH_LOCAL;
+	h->dlid = 3;
+	h->slid = 4;
+	h->pkey = 0xffff;
+	h->dqpn = 9;
+	softib_hdr_lengths(h, len);
+	softib_hdr_build(buf, h);
+	softib_icrc_set(buf, h->pktlen * 4 - SOFTIB_ICRC_BYTES);
+	KUNIT_ASSERT_EQ(test, softib_hdr_parse(buf, h->pktlen * 4, out),
+			SOFTIB_DROP_NR);
+	KUNIT_EXPECT_EQ(test, out->opcode, h->opcode);
+	KUNIT_EXPECT_EQ(test, out->psn, h->psn);
+	KUNIT_EXPECT_EQ(test, out->ackreq, h->ackreq);
+	KUNIT_EXPECT_EQ(test, out->payload_len, len);
+	KUNIT_EXPECT_EQ(test, out->hdr_len, softib_hdr_len(h));
+}
+
+static void sibrc_roundtrip(struct kunit *test)
+{
+	struct softib_hdr h = {}, o;
+	u8 *buf;
+
+	h.opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE;
+	h.psn = 0xabcdef;
+	h.ackreq = true;
+	h.va = 0x1122334455667788ULL;
+	h.rkey = 0xdeadbeef;
+	h.dmalen = 13;
+	h.imm = cpu_to_be32(0xcafe);
+	sibrc_rt(test, &h, 13, &o);
+	KUNIT_EXPECT_EQ(test, o.va, h.va);
+	KUNIT_EXPECT_EQ(test, o.rkey, h.rkey);
+	KUNIT_EXPECT_EQ(test, o.dmalen, h.dmalen);
+	KUNIT_EXPECT_EQ(test, o.imm, h.imm);
+	KUNIT_EXPECT_EQ(test, o.hdr_len, SOFTIB_LRH_BYTES + SOFTIB_BTH_BYTES +
+			SOFTIB_RETH_BYTES + SOFTIB_IMM_BYTES);
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE;
+	h.aeth = softib_aeth(SOFTIB_AETH_ACK | 3, 77);
+	h.atomic_orig = 0x0102030405060708ULL;
+	sibrc_rt(test, &h, 0, &o);
+	KUNIT_EXPECT_EQ(test, o.aeth, h.aeth);
+	KUNIT_EXPECT_EQ(test, o.atomic_orig, h.atomic_orig);
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = IB_OPCODE_RC_COMPARE_SWAP;
+	h.va = 8;
+	h.rkey = 0x42;
+	h.swap_add = 0xaaaa;
+	h.compare = 0xbbbb;
+	sibrc_rt(test, &h, 0, &o);
+	KUNIT_EXPECT_EQ(test, o.swap_add, h.swap_add);
+	KUNIT_EXPECT_EQ(test, o.compare, h.compare);
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE;
+	h.inv_rkey = 0x5566;
+	sibrc_rt(test, &h, 5, &o);
+	KUNIT_EXPECT_EQ(test, o.inv_rkey, h.inv_rkey);
+
+	/* UC's opcodes and RC's reserved ones: not ours. */
+	buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memset(&h, 0, sizeof(h));
+	h.lnh = SOFTIB_LNH_LOCAL;
+	h.opcode = 0x20;		/* UC SEND FIRST */
+	softib_hdr_lengths(&h, 8);
+	softib_hdr_build(buf, &h);
+	softib_icrc_set(buf, h.pktlen * 4 - SOFTIB_ICRC_BYTES);
+	KUNIT_EXPECT_EQ(test, softib_hdr_parse(buf, h.pktlen * 4, &o),
+			SOFTIB_DROP_OPCODE);
+	/* An RC READ request too short for its RETH. */
+	memset(&h, 0, sizeof(h));
+	h.lnh = SOFTIB_LNH_LOCAL;
+	h.opcode = IB_OPCODE_RC_SEND_ONLY;
+	softib_hdr_lengths(&h, 8);
+	softib_hdr_build(buf, &h);
+	buf[SOFTIB_LRH_BYTES] = IB_OPCODE_RC_RDMA_READ_REQUEST;
+	softib_icrc_set(buf, h.pktlen * 4 - SOFTIB_ICRC_BYTES);
+	KUNIT_EXPECT_EQ(test, softib_hdr_parse(buf, h.pktlen * 4, &o),
+			SOFTIB_DROP_SHORT);
+}
+
+/* ---- the responder on a mock QP ------------------------------------------- */
+
+#define SIBRC_PSN	0x100
+#define SIBRC_PEER	7
+
+struct sibrc {
+	struct softib_dev *sdev;
+	struct rvt_qp *qp;
+	struct softib_qp_priv *priv;
+	struct rvt_mregion __rcu *lkeys[2];	/* no MR: every R_Key is bad */
+	u8 pkt[512];
+};
+
+static void sibrc_noop_work(struct work_struct *work)
+{
+}
+
+static void sibrc_free(void *data)
+{
+	struct sibrc *t = data;
+
+	if (t->sdev && t->sdev->wq)
+		destroy_workqueue(t->sdev->wq);
+	if (t->qp)
+		kfree(t->qp->s_ack_queue);
+	kfree(t->priv);
+	kfree(t->qp);
+	kfree(t->sdev);
+}
+
+static struct sibrc *sibrc_setup(struct kunit *test)
+{
+	struct sibrc *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct softib_port *port;
+	struct rvt_qp *qp;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->sdev = kzalloc(sizeof(*t->sdev), GFP_KERNEL);
+	t->qp = kzalloc(sizeof(*t->qp), GFP_KERNEL);
+	t->priv = kzalloc(sizeof(*t->priv), GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, sibrc_free, t),
+			0);
+	KUNIT_ASSERT_NOT_NULL(test, t->sdev);
+	KUNIT_ASSERT_NOT_NULL(test, t->qp);
+	KUNIT_ASSERT_NOT_NULL(test, t->priv);
+	t->sdev->wq = alloc_workqueue("sibrc_kunit", 0, 0);
+	KUNIT_ASSERT_NOT_NULL(test, t->sdev->wq);
+	t->sdev->rdi.dparms.max_rdma_atomic = 4;
+	t->sdev->rdi.lkey_table.table = t->lkeys;
+	t->sdev->rdi.lkey_table.shift = 31;
+	port = &t->sdev->port;
+	port->sdev = t->sdev;
+	port->port_num = 1;
+	port->lid = 3;
+	port->state = IB_PORT_ACTIVE;
+	port->pkeys[0] = 0xffff;
+
+	qp = t->qp;
+	qp->s_ack_queue = kcalloc(rvt_max_atomic(&t->sdev->rdi),
+				  sizeof(*qp->s_ack_queue), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp->s_ack_queue);
+	spin_lock_init(&qp->r_lock);
+	spin_lock_init(&qp->s_lock);
+	qp->ibqp.device = &t->sdev->rdi.ibdev;
+	qp->ibqp.qp_type = IB_QPT_RC;
+	qp->ibqp.qp_num = 5;
+	qp->state = IB_QPS_RTS;
+	qp->remote_qpn = 9;
+	qp->remote_ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(&qp->remote_ah_attr, SIBRC_PEER);
+	qp->pmtu = 256;
+	qp->log_pmtu = 8;
+	qp->r_psn = SIBRC_PSN;
+	qp->r_state = IB_OPCODE_RC_SEND_LAST;
+	qp->qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ;
+	qp->priv = t->priv;
+	t->priv->qp = qp;
+	INIT_WORK(&t->priv->send_work, sibrc_noop_work);
+	return t;
+}
+
+/* A request header to the mock QP carrying len payload bytes. */
+static struct softib_hdr sibrc_hdr(u8 opcode, u32 psn, u32 len)
+{
+	struct softib_hdr h = {
+		.lnh = SOFTIB_LNH_LOCAL, .dlid = 3, .slid = SIBRC_PEER,
+		.opcode = opcode, .pkey = 0xffff, .dqpn = 5, .psn = psn,
+		.ackreq = true,
+	};
+
+	h.hdr_len = softib_hdr_len(&h);
+	h.payload_len = len;
+	return h;
+}
+
+/* One packet into softib_rc_rcv(): exactly counter why moves. */
+static void sibrc_rx(struct kunit *test, struct sibrc *t,
+		     const struct softib_hdr *h, enum softib_drop why)
+{
+	struct softib_port *port = &t->sdev->port;
+	u64 before[SOFTIB_DROP_NR];
+	int i;
+
+	for (i = 0; i < SOFTIB_DROP_NR; i++)
+		before[i] = softib_drop_count(port, i);
+	local_bh_disable();
+	rcu_read_lock();
+	softib_rc_rcv(port, t->qp, h, t->pkt);
+	rcu_read_unlock();
+	local_bh_enable();
+	for (i = 0; i < SOFTIB_DROP_NR; i++)
+		KUNIT_EXPECT_EQ_MSG(test, softib_drop_count(port, i) - before[i],
+				    (u64)(i == why), "reason %d (expected %d)",
+				    i, why);
+	flush_workqueue(t->sdev->wq);
+}
+
+/* The NAK owed: its syndrome and PSN; then forget it (as once sent). */
+static void sibrc_expect_nak(struct kunit *test, struct sibrc *t, u8 syn,
+			     u32 psn)
+{
+	KUNIT_EXPECT_TRUE(test, t->priv->nak_pending);
+	KUNIT_EXPECT_EQ(test, softib_aeth_syndrome(t->priv->nak_aeth), syn);
+	KUNIT_EXPECT_EQ(test, t->priv->nak_psn, psn);
+	KUNIT_EXPECT_EQ(test, t->qp->r_psn, (u32)SIBRC_PSN);
+	t->priv->nak_pending = false;
+	t->qp->r_nak_state = 0;
+}
+
+static void sibrc_responder(struct kunit *test)
+{
+	struct sibrc *t = sibrc_setup(test);
+	struct softib_hdr h;
+
+	/* PSN ahead: sequence error NAK for the expected PSN, only once. */
+	h = sibrc_hdr(IB_OPCODE_RC_SEND_ONLY, SIBRC_PSN + 3, 8);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_PSN);
+	KUNIT_EXPECT_TRUE(test, t->priv->nak_pending);
+	t->priv->nak_pending = false;
+	sibrc_rx(test, t, &h, SOFTIB_DROP_PSN);
+	KUNIT_EXPECT_FALSE(test, t->priv->nak_pending);
+	t->priv->nak_pending = true;
+	sibrc_expect_nak(test, t, SOFTIB_NAK_PSN_SEQ, SIBRC_PSN);
+
+	/* PSN behind: a duplicate, not executed, ACKed again. */
+	h = sibrc_hdr(IB_OPCODE_RC_SEND_ONLY, SIBRC_PSN - 1, 8);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_DUP);
+	KUNIT_EXPECT_TRUE(test, t->priv->ack_pending);
+	KUNIT_EXPECT_FALSE(test, t->priv->nak_pending);
+	t->priv->ack_pending = false;
+	/* Far behind (across the 24-bit wrap) is behind too. */
+	h = sibrc_hdr(IB_OPCODE_RC_SEND_ONLY, 0xfffff0, 8);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_DUP);
+	t->priv->ack_pending = false;
+
+	/* A MIDDLE or LAST with no FIRST before it. */
+	h = sibrc_hdr(IB_OPCODE_RC_RDMA_WRITE_MIDDLE, SIBRC_PSN, 256);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_OPSEQ);
+	sibrc_expect_nak(test, t, SOFTIB_NAK_INV_REQ, SIBRC_PSN);
+	h = sibrc_hdr(IB_OPCODE_RC_SEND_LAST, SIBRC_PSN, 8);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_OPSEQ);
+	sibrc_expect_nak(test, t, SOFTIB_NAK_INV_REQ, SIBRC_PSN);
+
+	/* WRITE ONLY carrying more than its RETH's DMA length. */
+	h = sibrc_hdr(IB_OPCODE_RC_RDMA_WRITE_ONLY, SIBRC_PSN, 64);
+	h.va = 0x1000;
+	h.rkey = 0x1234;
+	h.dmalen = 32;
+	sibrc_rx(test, t, &h, SOFTIB_DROP_LEN);
+	sibrc_expect_nak(test, t, SOFTIB_NAK_INV_REQ, SIBRC_PSN);
+	/* WRITE FIRST whose DMA length fits one packet (should be ONLY). */
+	h = sibrc_hdr(IB_OPCODE_RC_RDMA_WRITE_FIRST, SIBRC_PSN, 256);
+	h.rkey = 0x1234;
+	h.dmalen = 256;
+	sibrc_rx(test, t, &h, SOFTIB_DROP_LEN);
+	sibrc_expect_nak(test, t, SOFTIB_NAK_INV_REQ, SIBRC_PSN);
+	/* A FIRST shorter than the path MTU; a packet longer than it. */
+	h = sibrc_hdr(IB_OPCODE_RC_SEND_FIRST, SIBRC_PSN, 100);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_LEN);
+	sibrc_expect_nak(test, t, SOFTIB_NAK_INV_REQ, SIBRC_PSN);
+	h = sibrc_hdr(IB_OPCODE_RC_SEND_ONLY, SIBRC_PSN, 300);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_LEN);
+	sibrc_expect_nak(test, t, SOFTIB_NAK_INV_REQ, SIBRC_PSN);
+
+	/* A bad R_Key: NAK remote access error, for WRITE and READ. */
+	h = sibrc_hdr(IB_OPCODE_RC_RDMA_WRITE_ONLY, SIBRC_PSN, 32);
+	h.va = 0x1000;
+	h.rkey = 0x1234;
+	h.dmalen = 32;
+	sibrc_rx(test, t, &h, SOFTIB_DROP_RKEY);
+	sibrc_expect_nak(test, t, SOFTIB_NAK_REM_ACCESS, SIBRC_PSN);
+	h = sibrc_hdr(IB_OPCODE_RC_RDMA_READ_REQUEST, SIBRC_PSN, 0);
+	h.va = 0x1000;
+	h.rkey = 0x1234;
+	h.dmalen = 4096;
+	sibrc_rx(test, t, &h, SOFTIB_DROP_RKEY);
+	sibrc_expect_nak(test, t, SOFTIB_NAK_REM_ACCESS, SIBRC_PSN);
+	KUNIT_EXPECT_EQ(test, t->qp->r_head_ack_queue, t->qp->s_tail_ack_queue);
+	/* No remote atomic access on this QP: invalid request. */
+	h = sibrc_hdr(IB_OPCODE_RC_FETCH_ADD, SIBRC_PSN, 0);
+	h.rkey = 0x1234;
+	sibrc_rx(test, t, &h, SOFTIB_DROP_RKEY);
+	sibrc_expect_nak(test, t, SOFTIB_NAK_INV_REQ, SIBRC_PSN);
+
+	/* A zero-length READ needs no R_Key: queued, r_psn moves on. */
+	h = sibrc_hdr(IB_OPCODE_RC_RDMA_READ_REQUEST, SIBRC_PSN, 0);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_NR);
+	KUNIT_EXPECT_FALSE(test, t->priv->nak_pending);
+	KUNIT_EXPECT_EQ(test, t->qp->r_psn, (u32)SIBRC_PSN + 1);
+	KUNIT_EXPECT_NE(test, t->qp->r_head_ack_queue,
+			t->qp->s_tail_ack_queue);
+	KUNIT_EXPECT_EQ(test, t->priv->resp_psn, (u32)SIBRC_PSN);
+
+	/* From a stranger (SLID not the QP's peer), or a foreign P_Key. */
+	h = sibrc_hdr(IB_OPCODE_RC_SEND_ONLY, SIBRC_PSN + 1, 8);
+	h.slid = SIBRC_PEER + 1;
+	sibrc_rx(test, t, &h, SOFTIB_DROP_QP);
+	h = sibrc_hdr(IB_OPCODE_RC_SEND_ONLY, SIBRC_PSN + 1, 8);
+	h.pkey = 0x8001;
+	sibrc_rx(test, t, &h, SOFTIB_DROP_PKEY);
+	KUNIT_EXPECT_EQ(test, t->qp->r_psn, (u32)SIBRC_PSN + 1);
+}
+
+static void sibrc_requester(struct kunit *test)
+{
+	struct sibrc *t = sibrc_setup(test);
+	struct softib_hdr h;
+
+	/* Nothing sent yet: any ACK, NAK or response is for no PSN of ours. */
+	h = sibrc_hdr(IB_OPCODE_RC_ACKNOWLEDGE, 0x10, 0);
+	h.aeth = softib_aeth(SOFTIB_AETH_ACK, 0);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_PSN);
+	/* Sent up to 0x10 (exclusive), acknowledged through 0x0f: stale. */
+	t->priv->hi_valid = true;
+	t->priv->hi_psn = 0x10;
+	t->qp->s_psn = 0x10;
+	t->qp->s_last_psn = 0x0f;
+	h = sibrc_hdr(IB_OPCODE_RC_ACKNOWLEDGE, 0x0f, 0);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_DUP);
+	/* Beyond what was sent. */
+	h = sibrc_hdr(IB_OPCODE_RC_ACKNOWLEDGE, 0x10, 0);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_PSN);
+	/* An ACK with a payload. */
+	t->qp->s_last_psn = 0x0e;
+	h = sibrc_hdr(IB_OPCODE_RC_ACKNOWLEDGE, 0x0f, 4);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_LEN);
+	KUNIT_EXPECT_EQ(test, t->qp->s_last_psn, 0x0eu);
+}
+
+static struct kunit_case sibrc_cases[] = {
+	KUNIT_CASE(sibrc_psn),
+	KUNIT_CASE(sibrc_aeth),
+	KUNIT_CASE(sibrc_roundtrip),
+	KUNIT_CASE(sibrc_responder),
+	KUNIT_CASE(sibrc_requester),
+	{}
+};
+
+static struct kunit_suite sibrc_suite = {
+	.name = "softib_rc",
+	.test_cases = sibrc_cases,
+};
+
+kunit_test_suite(sibrc_suite);
+
+MODULE_DESCRIPTION("KUnit tests for softib's RC transport");
+MODULE_LICENSE("GPL");
