@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Count SA PathRecord queries on a softib carrier (tests/e2e/softib-cm-ud.sh).
+"""Count SA PathRecord queries on a softib carrier (tests/e2e/softib-cm.sh).
 
 softib-madcount.py NETDEV
 

@@ -76,7 +76,7 @@ static void cma_mc_mgid_test(struct kunit *test)
 
 /*
  * Native IB. The first expectation is what the in-tree CM joined for
- * `mckey -m 239.3.0.1` over softib (tests/e2e/softib-cm-ud.sh, stock VM:
+ * `mckey -m 239.3.0.1` over softib (tests/e2e/softib-cm.sh, stock VM:
  * "joined dgid: ff12:4001:ffff::f03:1"); the others follow RFC 4391
  * (ff1<scope>:401b:<P_Key>::<low 28 bits of the IPv4 group>) and its IPv6
  * form (ff1<scope>:601b:<P_Key> and the group's low 80 bits).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# rdma_cm over native InfiniBand, UD: a softib subnet under stock opensm with
+# rdma_cm over native InfiniBand: a softib subnet under stock opensm with
 # stock IPoIB on both CAs (ib1's IPoIB netdev in netns B), and rdma_cm's
 # IB half driven by stock rdmacm-utils over the IPoIB addresses, both
 # stacks (the in-tree CM is the oracle; softib is a driver, not a CM):
@@ -9,6 +9,8 @@
 #     namespaces, 2 UD "connections" x 10 messages each way;
 #   - mckey: a full member and a send-only sender join an IPv4 group
 #     through the SA (MCMemberRecord), 3 messages received;
+#   - rping: an RC connection (REQ/REP/RTU with the SA's path: LIDs, MTU)
+#     between the IPoIB addresses, 3 verified pings, over softib's RC;
 #   - SA load: 20 UD ids from ib1 resolve routes to one destination and
 #     service; the SA PathRecord queries that reach the SA's port (opensm
 #     runs on ib0) are counted on the wire (softib-madcount.py on vA). The
@@ -52,6 +54,21 @@ show /tmp/sib-mckey-recv.log
 grep -q 'data transfers complete' /tmp/sib-mckey-recv.log || fail "the mckey receiver did not get 3 messages"
 wait_for 10 "no CM id left after mckey" cm_ids_empty
 say "ok: mckey over IB, a send-only sender and a full member, after $i sender runs"
+
+# rping: RC through ib_cm with an IB path record; the server in netns B.
+bg /tmp/sib-rping-server.log "${IN_B[@]}" rping -s -v -a "$SIB_IP1" -p 7321 -C 3
+server=$LAST_PID
+wait_for 10 "the rping server listening" cm_id_listening 7321
+rc=0 src=0
+run_to /tmp/sib-rping-client.log "$STEP" rping -c -v -a "$SIB_IP1" -p 7321 -C 3 || rc=$?
+wait_pid "$server" "$STEP" || src=$?
+show /tmp/sib-rping-server.log
+[ "$rc" -eq 0 ] || fail "rping client exit status $rc: $(tail -n 1 /tmp/sib-rping-client.log)"
+[ "$src" -eq 0 ] || fail "rping server exit status $src: $(tail -n 1 /tmp/sib-rping-server.log)"
+[ "$(grep -c 'ping data: rdma-ping-' /tmp/sib-rping-client.log)" -eq 3 ] ||
+	fail "rping: not 3 verified pings"
+wait_for 10 "no CM id left after rping" cm_ids_empty
+say "ok: rping over IPoIB addresses (RC over softib), 3 verified pings"
 
 # SA load: the udaddy client in netns B (ib1: its SA queries cross the
 # link to opensm on ib0), the server here; PathRecord queries counted on vA.
