@@ -1129,7 +1129,8 @@ static void fz_parse_check(struct fz *fz, const u8 *buf, unsigned int len,
 	    h->paylen != h->pktlen * 4 - SOFTIB_LRH_BYTES - SOFTIB_GRH_BYTES)
 		fz_fail(fz, "GRH PayLen %u with PktLen %u", h->paylen,
 			h->pktlen);
-	if (!softib_op_is_ud(h->opcode) || h->lver || h->tver)
+	/* An opcode softib implements (UD, and RC since the RC transport). */
+	if (!softib_op_ext(h->opcode) || h->lver || h->tver)
 		fz_fail(fz, "parsed opcode %#x, LVer %u, TVer %u", h->opcode,
 			h->lver, h->tver);
 }
