@@ -174,7 +174,7 @@ static void cma_mc_work(struct work_struct *work)
 	state = cma_state(id_priv);
 	if (state == RDMA_CM_DESTROYING || state == RDMA_CM_DEVICE_REMOVAL)
 		goto out_unlock;
-	if (mc->sa_mc) {
+	if (mc->ib) {
 		/* InfiniBand: the SA's last word (mcast_ib.c). */
 		if (!cma_mc_take_ib_event(id_priv, mc, &ib_ev))
 			goto out_unlock;
@@ -319,6 +319,7 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	mc->id_priv = id_priv;
 	mc->join_state = join_state;
 	mc->context = context;
+	mc->ib = ib;
 	INIT_LIST_HEAD(&mc->list);
 	memcpy(&mc->addr, addr, cma_addr_len(addr));
 	INIT_WORK(&mc->work, cma_mc_work);

@@ -34,7 +34,11 @@ struct cma_mc {
 	int			ip_ifindex;
 	struct rdma_cm_event	event;	/* RoCE: MULTICAST_JOIN, ah_attr owned */
 
-	/* InfiniBand (mcast_ib.c). The SA's membership, NULL on RoCE. */
+	/*
+	 * InfiniBand (mcast_ib.c): @ib is set at the join and never changes;
+	 * @sa_mc is the SA's membership until the leave drops it.
+	 */
+	bool			ib;
 	struct ib_sa_multicast	*sa_mc;
 	void			*context;	/* the consumer's, in events */
 	/*
