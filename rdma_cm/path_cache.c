@@ -76,6 +76,31 @@ struct cma_pc_waiter {
 	struct rdma_id_private	*id_priv;
 };
 
+/* Start an SA PathRecord query (KUnit answers them itself). */
+static int cma_pc_sa_query(struct ib_device *device, u32 port,
+			   struct sa_path_rec *query, ib_sa_comp_mask mask,
+			   unsigned long timeout_ms, cma_pc_done_fn done,
+			   void *context)
+{
+	struct ib_sa_query *sa_query;
+
+	return ib_sa_path_rec_get(&cma_sa_client, device, port, query, mask,
+				  timeout_ms, GFP_KERNEL, done, context,
+				  &sa_query);
+}
+
+static cma_pc_query_fn cma_pc_query = cma_pc_sa_query;
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* KUnit: start queries with @fn (NULL: the SA's) and keep for @ttl_ms. */
+void cma_pc_test_hooks(cma_pc_query_fn fn, unsigned int ttl_ms)
+{
+	cma_pc_query = fn ?: cma_pc_sa_query;
+	WRITE_ONCE(path_cache_ttl_ms, ttl_ms);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_pc_test_hooks);
+#endif
+
 static DEFINE_SPINLOCK(cma_pc_lock);
 static DEFINE_HASHTABLE(cma_pc_table, CMA_PC_HASH_BITS);
 static struct cma_pc_stats cma_pc_stats;	/* cma_pc_lock */
@@ -202,7 +227,6 @@ int cma_pc_resolve(struct rdma_id_private *id_priv, struct sa_path_rec *query,
 		   ib_sa_comp_mask mask, unsigned long timeout_ms)
 {
 	struct cma_pc_ent *ent, *fresh;
-	struct ib_sa_query *sa_query;
 	struct cma_pc_waiter *w;
 	struct cma_pc_key key;
 	struct sa_path_rec rec;
@@ -264,9 +288,8 @@ int cma_pc_resolve(struct rdma_id_private *id_priv, struct sa_path_rec *query,
 	cma_pc_stats.queries++;
 	spin_unlock_irqrestore(&cma_pc_lock, flags);
 
-	ret = ib_sa_path_rec_get(&cma_sa_client, key.device, key.port, query,
-				 mask, timeout_ms, GFP_KERNEL, cma_pc_done,
-				 ent, &sa_query);
+	ret = cma_pc_query(key.device, key.port, query, mask, timeout_ms,
+			   cma_pc_done, ent);
 	if (ret >= 0)
 		return 0;
 
@@ -285,6 +308,7 @@ int cma_pc_resolve(struct rdma_id_private *id_priv, struct sa_path_rec *query,
 	cma_id_put(id_priv);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_pc_resolve);
 
 /*
  * The destroy path of an id in ROUTE_QUERY: it stops waiting (no event
@@ -307,6 +331,7 @@ void cma_pc_cancel(struct rdma_id_private *id_priv)
 	kfree(w);
 	cma_id_put(id_priv);
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_pc_cancel);
 
 /*
  * Drop the entries of @port of @device (every port if @port is 0; every
@@ -332,6 +357,7 @@ void cma_pc_invalidate(struct ib_device *device, u32 port)
 	}
 	spin_unlock_irqrestore(&cma_pc_lock, flags);
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_pc_invalidate);
 
 /* A port event after which a cached path may be wrong. */
 void cma_pc_event(struct ib_event_handler *handler, struct ib_event *event)

@@ -22,6 +22,13 @@ struct cma_pc_stats {
 	unsigned long	invalidated;	/* dropped by a port event */
 };
 
+typedef void (*cma_pc_done_fn)(int status, struct sa_path_rec *resp,
+			       unsigned int num_prs, void *context);
+typedef int (*cma_pc_query_fn)(struct ib_device *device, u32 port,
+			       struct sa_path_rec *query, ib_sa_comp_mask mask,
+			       unsigned long timeout_ms, cma_pc_done_fn done,
+			       void *context);
+
 int cma_pc_resolve(struct rdma_id_private *id_priv, struct sa_path_rec *query,
 		   ib_sa_comp_mask mask, unsigned long timeout_ms);
 void cma_pc_cancel(struct rdma_id_private *id_priv);
@@ -30,5 +37,9 @@ void cma_pc_read_stats(struct cma_pc_stats *stats);
 void cma_pc_debugfs(struct dentry *dir);
 void cma_pc_invalidate(struct ib_device *device, u32 port);
 void cma_pc_exit(void);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+void cma_pc_test_hooks(cma_pc_query_fn fn, unsigned int ttl_ms);
+#endif
 
 #endif /* _RDMA_CM_PATH_CACHE_H */

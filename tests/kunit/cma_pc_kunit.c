@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of rdma_cm's InfiniBand path record cache
+ * (rdma_cm/path_cache.c), with the SA replaced by the test: queries are
+ * recorded, and the test answers them (or refuses to start them). Ids are
+ * made with rdma_create_id() and put in ROUTE_QUERY by hand, as
+ * rdma_resolve_route() does, on a device pointer that is only a key.
+ *
+ * - concurrent misses of one key are one query; its answer reaches every
+ *   waiter; a later resolution is a hit, with no query;
+ * - another destination, P_Key or service id is another key;
+ * - a port event (invalidate) drops the port's records, also one whose
+ *   query is in flight (its waiters still get the answer; it is not kept);
+ * - an error answer reaches every waiter as ROUTE_ERROR and is not kept;
+ * - a waiter that stops (the id's destroy) gets nothing, the others do;
+ * - a query that cannot start fails its caller without an event and the
+ *   ids that waited on it with ROUTE_ERROR;
+ * - a lifetime of 0 is no cache: every resolution queries;
+ * - an entry past its lifetime is asked for again.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "rdma_cm/cma_priv.h"
+#include "rdma_cm/path_cache.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+#define PC_MAX_Q	8
+
+/* The fake SA: queries started, and what the next start returns. */
+static struct {
+	int		n;
+	cma_pc_done_fn	done[PC_MAX_Q];
+	void		*ctx[PC_MAX_Q];
+	int		start_ret;
+} pc_sa;
+
+static int pc_query(struct ib_device *device, u32 port,
+		    struct sa_path_rec *query, ib_sa_comp_mask mask,
+		    unsigned long timeout_ms, cma_pc_done_fn done,
+		    void *context)
+{
+	if (pc_sa.start_ret)
+		return pc_sa.start_ret;
+	if (pc_sa.n < PC_MAX_Q) {
+		pc_sa.done[pc_sa.n] = done;
+		pc_sa.ctx[pc_sa.n] = context;
+	}
+	pc_sa.n++;
+	return pc_sa.n;
+}
+
+/* Answer query @i: a record with DLID @dlid, or @status. */
+static void pc_answer(int i, int status, u16 dlid)
+{
+	struct sa_path_rec rec = { .rec_type = SA_PATH_REC_TYPE_IB };
+
+	rec.ib.dlid = cpu_to_be16(dlid);
+	pc_sa.done[i](status, status ? NULL : &rec, status ? 0 : 1,
+		      pc_sa.ctx[i]);
+}
+
+struct pc_ctx {
+	atomic_t	resolved;
+	atomic_t	errors;
+	int		status;
+};
+
+static int pc_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct pc_ctx *c = id->context;
+
+	if (ev->event == RDMA_CM_EVENT_ROUTE_RESOLVED) {
+		atomic_inc(&c->resolved);
+	} else if (ev->event == RDMA_CM_EVENT_ROUTE_ERROR) {
+		c->status = ev->status;
+		atomic_inc(&c->errors);
+	}
+	return 0;
+}
+
+static void pc_destroy(void *data)
+{
+	struct rdma_id_private *id_priv = data;
+
+	/* No real device: nothing of the destroy path may look at it. */
+	cma_pc_cancel(id_priv);
+	id_priv->id.device = NULL;
+	WRITE_ONCE(id_priv->state, RDMA_CM_IDLE);
+	rdma_destroy_id(&id_priv->id);
+}
+
+static struct ib_device *pc_dev(struct kunit *test)
+{
+	return (struct ib_device *)test;	/* a key, never dereferenced */
+}
+
+/* An id in ROUTE_QUERY on port 1 of the test's device, its route ready. */
+static struct rdma_id_private *pc_id(struct kunit *test, struct pc_ctx *c)
+{
+	struct rdma_id_private *id_priv;
+	struct rdma_cm_id *id;
+
+	id = rdma_create_id(&init_net, pc_handler, c, RDMA_PS_UDP, IB_QPT_UD);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	id_priv = to_id_priv(id);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, pc_destroy, id_priv));
+	id->route.path_rec = kzalloc(sizeof(*id->route.path_rec), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, id->route.path_rec);
+	id->device = pc_dev(test);
+	id->port_num = 1;
+	WRITE_ONCE(id_priv->state, RDMA_CM_ROUTE_QUERY);
+	return id_priv;
+}
+
+static void pc_query_rec(struct sa_path_rec *q, u8 dgid_last, u16 pkey,
+			 u64 sid)
+{
+	memset(q, 0, sizeof(*q));
+	q->rec_type = SA_PATH_REC_TYPE_IB;
+	q->sgid.raw[15] = 1;
+	q->dgid.raw[15] = dgid_last;
+	q->pkey = cpu_to_be16(pkey);
+	q->service_id = cpu_to_be64(sid);
+}
+
+#define PC_MASK	(IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID | \
+		 IB_SA_PATH_REC_PKEY | IB_SA_PATH_REC_SERVICE_ID)
+
+static int pc_resolve(struct rdma_id_private *id_priv, u8 dgid_last)
+{
+	struct sa_path_rec q;
+
+	pc_query_rec(&q, dgid_last, 0xffff, 0x10000);
+	return cma_pc_resolve(id_priv, &q, PC_MASK, 1000);
+}
+
+static void pc_wait(struct kunit *test, atomic_t *v, int n)
+{
+	int i;
+
+	for (i = 0; i < 100 && atomic_read(v) < n; i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(v), n);
+}
+
+static void pc_restore(void *unused)
+{
+	cma_pc_invalidate(NULL, 0);
+	cma_pc_test_hooks(NULL, 300000);
+}
+
+static int pc_init(struct kunit *test)
+{
+	memset(&pc_sa, 0, sizeof(pc_sa));
+	cma_pc_test_hooks(pc_query, 300000);
+	return kunit_add_action_or_reset(test, pc_restore, NULL);
+}
+
+/* Three at once, one query; then a hit without one. */
+static void pc_coalesce_then_hit(struct kunit *test)
+{
+	struct pc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct rdma_id_private *a = pc_id(test, c), *b = pc_id(test, c);
+	struct rdma_id_private *d = pc_id(test, c), *e = pc_id(test, c);
+	struct cma_pc_stats s0, s1;
+
+	cma_pc_read_stats(&s0);
+	KUNIT_ASSERT_EQ(test, pc_resolve(a, 2), 0);
+	KUNIT_ASSERT_EQ(test, pc_resolve(b, 2), 0);
+	KUNIT_ASSERT_EQ(test, pc_resolve(d, 2), 0);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->resolved), 0);
+	pc_answer(0, 0, 7);
+	pc_wait(test, &c->resolved, 3);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(b->id.route.path_rec[0].ib.dlid), 7);
+	KUNIT_EXPECT_EQ(test, b->id.route.num_pri_alt_paths, 1);
+
+	KUNIT_ASSERT_EQ(test, pc_resolve(e, 2), 0);
+	pc_wait(test, &c->resolved, 4);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 1);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(e->id.route.path_rec[0].ib.dlid), 7);
+	cma_pc_read_stats(&s1);
+	KUNIT_EXPECT_EQ(test, s1.misses - s0.misses, 1);
+	KUNIT_EXPECT_EQ(test, s1.coalesced - s0.coalesced, 2);
+	KUNIT_EXPECT_EQ(test, s1.hits - s0.hits, 1);
+}
+
+/* Each field of the key makes another record. */
+static void pc_keys(struct kunit *test)
+{
+	struct pc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct sa_path_rec q;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		struct rdma_id_private *id = pc_id(test, c);
+
+		pc_query_rec(&q, 2 + (i == 1), i == 2 ? 0x8001 : 0xffff,
+			     i == 3 ? 0x10001 : 0x10000);
+		KUNIT_ASSERT_EQ(test, cma_pc_resolve(id, &q, PC_MASK, 1000), 0);
+	}
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 4);
+	for (i = 0; i < 4; i++)
+		pc_answer(i, 0, 10 + i);
+	pc_wait(test, &c->resolved, 4);
+}
+
+/* A port event: gone, also while its query is in flight. */
+static void pc_invalidate(struct kunit *test)
+{
+	struct pc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 2), 0);
+	pc_answer(0, 0, 7);
+	pc_wait(test, &c->resolved, 1);
+	cma_pc_invalidate(pc_dev(test), 2);	/* another port: kept */
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 2), 0);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 1);
+	pc_wait(test, &c->resolved, 2);
+
+	cma_pc_invalidate(pc_dev(test), 1);
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 2), 0);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 2);
+	cma_pc_invalidate(pc_dev(test), 1);	/* in flight */
+	pc_answer(1, 0, 8);
+	pc_wait(test, &c->resolved, 3);
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 2), 0);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 3);
+	pc_answer(2, 0, 9);
+	pc_wait(test, &c->resolved, 4);
+}
+
+/* An error answer: ROUTE_ERROR for all, nothing kept. */
+static void pc_error(struct kunit *test)
+{
+	struct pc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 2), 0);
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 2), 0);
+	pc_answer(0, -ETIMEDOUT, 0);
+	pc_wait(test, &c->errors, 2);
+	KUNIT_EXPECT_EQ(test, c->status, -ETIMEDOUT);
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 2), 0);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 2);
+	pc_answer(1, 0, 7);
+	pc_wait(test, &c->resolved, 1);
+}
+
+/* A waiter that stops gets nothing; the others get the answer. */
+static void pc_cancel(struct kunit *test)
+{
+	struct pc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct pc_ctx *gone = kunit_kzalloc(test, sizeof(*gone), GFP_KERNEL);
+	struct rdma_id_private *a = pc_id(test, gone);
+
+	KUNIT_ASSERT_EQ(test, pc_resolve(a, 2), 0);
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 2), 0);
+	cma_pc_cancel(a);
+	KUNIT_EXPECT_NULL(test, a->query);
+	pc_answer(0, 0, 7);
+	pc_wait(test, &c->resolved, 1);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&gone->resolved), 0);
+}
+
+/* Not started: the caller's error, the waiters' ROUTE_ERROR. */
+static void pc_start_fails(struct kunit *test)
+{
+	struct pc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct rdma_id_private *a = pc_id(test, c);
+
+	pc_sa.start_ret = -ENOMEM;
+	KUNIT_EXPECT_EQ(test, pc_resolve(a, 2), -ENOMEM);
+	KUNIT_EXPECT_NULL(test, a->query);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->resolved) +
+			atomic_read(&c->errors), 0);
+	pc_sa.start_ret = 0;
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 2), 0);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 1);
+	pc_answer(0, 0, 7);
+	pc_wait(test, &c->resolved, 1);
+}
+
+/* A lifetime of 0: no cache, one query per resolution; and expiry. */
+static void pc_ttl(struct kunit *test)
+{
+	struct pc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	cma_pc_test_hooks(pc_query, 0);
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 2), 0);
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 2), 0);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 2);
+	pc_answer(0, 0, 7);
+	pc_answer(1, 0, 7);
+	pc_wait(test, &c->resolved, 2);
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 2), 0);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 3);
+	pc_answer(2, 0, 7);
+	pc_wait(test, &c->resolved, 3);
+
+	cma_pc_test_hooks(pc_query, 20);
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 3), 0);
+	pc_answer(3, 0, 7);
+	pc_wait(test, &c->resolved, 4);
+	msleep(60);
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 3), 0);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 5);
+	pc_answer(4, 0, 7);
+	pc_wait(test, &c->resolved, 5);
+}
+
+static struct kunit_case cma_pc_cases[] = {
+	KUNIT_CASE(pc_coalesce_then_hit),
+	KUNIT_CASE(pc_keys),
+	KUNIT_CASE(pc_invalidate),
+	KUNIT_CASE(pc_error),
+	KUNIT_CASE(pc_cancel),
+	KUNIT_CASE(pc_start_fails),
+	KUNIT_CASE(pc_ttl),
+	{}
+};
+
+static struct kunit_suite cma_pc_suite = {
+	.name = "rdma_cm_path_cache",
+	.init = pc_init,
+	.test_cases = cma_pc_cases,
+};
+
+kunit_test_suite(cma_pc_suite);
+
+MODULE_DESCRIPTION("KUnit tests of rdma_cm's path record cache");
+MODULE_LICENSE("GPL");
