@@ -223,6 +223,22 @@ setup_rxe() {
 }
 rxe_active() { rdma link show rxe0/1 | grep -q 'state ACTIVE'; }
 
+# perftest_race NAME: the client's data connection was refused (REJECTED
+# -111, a TCP RST) and the server never saw it. perftest -R connects twice:
+# the parameters go over a first rdma_cm connection, after which the server
+# creates a new listening id for the data QP while the client already
+# connects it (perftest_communication.c: the server answers the handshake
+# before rdma_listen()). A client that wins that race is refused; perftest
+# retries, but its retry path crashes in some tools (ib_read_bw and
+# ib_send_bw segfault in librdmacm, 2026-11-24). Any RNIC can lose it; over
+# softrnic to softrnic both ends are fast enough to lose it often, so the
+# client runs at nice 19 (the server wins the VM's one CPU) and a refused
+# client that did not crash is run again.
+perftest_race() {
+	grep -q 'RDMA_CM_EVENT_REJECTED; error: -111' "/tmp/$1.log" &&
+		! grep -q 'remote address' "/tmp/$1-server.log"
+}
+
 # perftest_verdict NAME CLIENT_RC SERVER_RC: a perftest transfer of $ITERS x
 # $SIZE (the caller's) completed: its result row is in /tmp/NAME.log or
 # /tmp/NAME-server.log, or both ends exited 0 (under UML perftest may refuse
