@@ -6,8 +6,10 @@ softib-madcount.py NETDEV
 
 Listens on NETDEV (a raw AF_PACKET socket, EtherType 0x88b5) until SIGTERM,
 then prints "pathrecord_queries N" and "sa_mads N": the MADs of management
-class SA (0x03) it saw arriving on NETDEV, and those of them that ask for
-PathRecords (attribute 0x0035, method Get 0x01 or GetTable 0x12). The IB
+class SA (0x03) it saw arriving on NETDEV, and the queries among them that
+ask for PathRecords (attribute 0x0035, method Get 0x01 or GetTable 0x12),
+counted once per transaction id (the MAD layer resends a query it got no
+answer for with the same TID: that is one query). The IB
 packet is parsed from its LRH (a GRH when LNH says so), the BTH and DETH,
 independently of the driver's code.
 """
@@ -35,7 +37,8 @@ def main():
     s.bind((dev, ETHERTYPE))
     s.settimeout(0.2)
     signal.signal(signal.SIGTERM, on_term)
-    queries = sa = 0
+    tids = set()
+    sa = 0
     print("listening", flush=True)
     while not stop:
         try:
@@ -57,8 +60,8 @@ def main():
         sa += 1
         attr = struct.unpack_from(">H", mad, 16)[0]
         if attr == PATH_RECORD and mad[3] in QUERY_METHODS:
-            queries += 1
-    print("pathrecord_queries %d" % queries)
+            tids.add(bytes(mad[8:16]))
+    print("pathrecord_queries %d" % len(tids))
     print("sa_mads %d" % sa, flush=True)
 
 
