@@ -73,8 +73,10 @@ account() {
 		esac
 	done <"$out"
 	local skips
-	skips=$(sed -n 's/^SKIP \([^:]*\):.*/\1/p' "$out" | tr '\n' ' ')
-	[ -z "$skips" ] || skip_recap+=("SKIP ($name, $(wc -w <<<"$skips")): ${skips% } (reasons above)")
+	# A name ends at the first ": " (names hold ':' themselves: e2e:NAME).
+	skips=$(awk '/^SKIP / { l = substr($0, 6); i = index(l, ": ")
+		print (i ? substr(l, 1, i - 1) : l) }' "$out" | tr '\n' ' ')
+	[ -z "$skips" ] || skip_recap+=("SKIP ($name, $(grep -c '^SKIP ' "$out")): ${skips% } (reasons above)")
 	echo "==== $name: $(tail -n 1 "$out")${s:+, $s skipped} in $((t1 - t0)) s"
 }
 
