@@ -168,6 +168,7 @@ static inline bool softib_pkey_match(u16 a, u16 b)
 	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) &&
 	       ((a | b) & 0x8000);
 }
+
 void softib_hdr_build(void *buf, const struct softib_hdr *h);
 
 /*
