@@ -186,15 +186,19 @@ wait_pid() {
 # rping_pair NAME SERVER_NS SERVER_ADDR CLIENT_NS CLIENT_ADDR PORT: an rping
 # server in SERVER_NS on SERVER_ADDR (listed by restrack with that address),
 # a client in CLIENT_NS to CLIENT_ADDR, 3 verified pings, both exit 0, and no
-# CM id left. Link-local addresses may carry a %scope.
+# CM id left. Link-local addresses may carry a %scope. A namespace "-" is
+# the initial one.
 rping_pair() {
 	local name=$1 sns=$2 saddr=$3 cns=$4 caddr=$5 port=$6 rc=0 src=0 server
-	bg "/tmp/$name-server.log" ip netns exec "$sns" rping -s -v -V -a "$saddr" -p "$port" -C 3
+	local sin=(ip netns exec "$sns") cin=(ip netns exec "$cns")
+	[ "$sns" != - ] || sin=()
+	[ "$cns" != - ] || cin=()
+	bg "/tmp/$name-server.log" "${sin[@]}" rping -s -v -V -a "$saddr" -p "$port" -C 3
 	server=$LAST_PID
 	wait_for 10 "$name: rping server listening" cm_id_listening "$port"
 	cm_ids | grep -E "state LISTEN .*src-addr ${saddr%\%*}:$port " ||
 		{ cm_ids; fail "$name: the listener is not listed with ${saddr%\%*}"; }
-	run_to "/tmp/$name.log" "$STEP" ip netns exec "$cns" rping -c -v -V -a "$caddr" -p "$port" -C 3 || rc=$?
+	run_to "/tmp/$name.log" "$STEP" "${cin[@]}" rping -c -v -V -a "$caddr" -p "$port" -C 3 || rc=$?
 	wait_pid "$server" "$STEP" || src=$?
 	show "/tmp/$name-server.log"
 	[ "$rc" -eq 0 ] || fail "$name: rping client exit status $rc"

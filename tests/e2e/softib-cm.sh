@@ -56,18 +56,7 @@ wait_for 10 "no CM id left after mckey" cm_ids_empty
 say "ok: mckey over IB, a send-only sender and a full member, after $i sender runs"
 
 # rping: RC through ib_cm with an IB path record; the server in netns B.
-bg /tmp/sib-rping-server.log "${IN_B[@]}" rping -s -v -a "$SIB_IP1" -p 7321 -C 3
-server=$LAST_PID
-wait_for 10 "the rping server listening" cm_id_listening 7321
-rc=0 src=0
-run_to /tmp/sib-rping-client.log "$STEP" rping -c -v -a "$SIB_IP1" -p 7321 -C 3 || rc=$?
-wait_pid "$server" "$STEP" || src=$?
-show /tmp/sib-rping-server.log
-[ "$rc" -eq 0 ] || fail "rping client exit status $rc: $(tail -n 1 /tmp/sib-rping-client.log)"
-[ "$src" -eq 0 ] || fail "rping server exit status $src: $(tail -n 1 /tmp/sib-rping-server.log)"
-[ "$(grep -c 'ping data: rdma-ping-' /tmp/sib-rping-client.log)" -eq 3 ] ||
-	fail "rping: not 3 verified pings"
-wait_for 10 "no CM id left after rping" cm_ids_empty
+rping_pair sib-rping "$NS_B" "$SIB_IP1" - "$SIB_IP1" 7321
 say "ok: rping over IPoIB addresses (RC over softib), 3 verified pings"
 
 # SA load: the udaddy client in netns B (ib1: its SA queries cross the
