@@ -24,6 +24,7 @@
 #include <linux/export.h>
 #include <linux/mutex.h>
 #include <linux/socket.h>
+#include <net/ipv6.h>
 #include <openrdma/offload_track.h>
 
 #include "iwcm.h"
@@ -116,8 +117,8 @@ void orcm_iw_track_update(struct iw_cm_id *cm_id,
 	iwcm_track_fill(priv, sub, &old);
 	iwcm_track_fill(priv, sub, &new);
 	ops = sub->ops;
-	if ((old.oif != new.oif || old.route_ok != new.route_ok) &&
-	    ops->route_changed)
+	if ((old.oif != new.oif || old.route_ok != new.route_ok ||
+	     !ipv6_addr_equal(&old.nh_ip, &new.nh_ip)) && ops->route_changed)
 		ops->route_changed(sub, &new);
 	if (!ether_addr_equal(old.nh_mac, new.nh_mac) && ops->neigh_changed)
 		ops->neigh_changed(sub, &new);

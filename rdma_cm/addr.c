@@ -292,6 +292,11 @@ static int cma_addr_route4(const struct cma_addr_in *in,
 	res->src.v4.sin_addr.s_addr = fl4.saddr;
 	res->hoplimit = ip4_dst_hoplimit(&rt->dst);
 	*gateway = rt->rt_uses_gateway;
+	if (rt->rt_gw_family == AF_INET6)
+		res->nh_ip = rt->rt_gw6;
+	else
+		ipv6_addr_set_v4mapped(rt->rt_gw_family == AF_INET ?
+				       rt->rt_gw4 : fl4.daddr, &res->nh_ip);
 	/* The route's destination: an any address became a local one. */
 	daddr->v4 = fl4.daddr;
 	*dstp = &rt->dst;
@@ -323,6 +328,7 @@ static int cma_addr_route6(const struct cma_addr_in *in,
 	/* With an IPsec bundle, the route proper is the bundle's path. */
 	path = xfrm_dst_path(dst);
 	*gateway = dst_rt6_info(path)->rt6i_flags & RTF_GATEWAY;
+	res->nh_ip = *rt6_nexthop(dst_rt6_info(path), &fl6.daddr);
 	daddr->v6 = fl6.daddr;
 	*dstp = dst;
 	return 0;

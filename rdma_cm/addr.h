@@ -41,6 +41,8 @@ struct cma_addr_res {
 	unsigned char		bcast[MAX_ADDR_LEN];
 	unsigned short		dev_type;
 	int			ifindex;
+	/* next hop: gateway or destination; IPv4 v4-mapped (track.c) */
+	struct in6_addr		nh_ip;
 	enum rdma_network_type	network;
 	int			hoplimit;
 	u32			nh_hash;	/* the neighbour's key */

@@ -35,17 +35,20 @@
  * ordered cma_wq: a handler that destroys its id from a cma_wq work would
  * wait for a track work queued behind itself.
  *
- * Routes: re-validation on events, not FIB notifications. A FIB notifier
- * is per netns, replays the whole table when registered, and a route entry
- * maps to ids only by a longest-prefix match against every id's destination
- * (a walk over all ids per route change, the cost this index avoids), while
- * most route changes that matter to a connection come with an event we
- * already get: the output netdev going down, up, away or into a bond, an
- * address added or removed, a redirect, a new neighbour. On each of those
- * the work re-runs the resolver's route and neighbour lookup for the
- * dependent ids (CMA_TRACK_EV_REVALIDATE) and records what changed. What it
- * does not see is a route replaced with no link or neighbour event (`ip
- * route replace` alone); in-tree rdma_cm does not see that either.
+ * Routes: most route changes that matter to a connection come with an
+ * event we already get: the output netdev going down, up, away or into a
+ * bond, an address added or removed, a redirect, a new neighbour. On each
+ * of those the work re-runs the resolver's route and neighbour lookup for
+ * the dependent ids (CMA_TRACK_EV_REVALIDATE) and records what changed. A
+ * route replaced with no such event (`ip route replace` alone) is seen
+ * through the FIB notifier (track_fib.c), for the ids that need it: iWARP
+ * ids with a connection (CMA_TRACK_ROUTE), whose offloaded RNIC holds the
+ * next hop. A FIB event names a prefix, and maps to ids only by a compare
+ * against each id's destination, so the index cannot narrow it below the
+ * namespace; RoCE ids (whose next hop is their neighbour entry) and ids
+ * without a connection are not on that list. In-tree tracks no route.
+ * An iWARP id's neighbour key is its next hop (the gateway on a routed
+ * path), re-keyed when a re-validation finds another one.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -97,6 +100,8 @@ static DEFINE_HASHTABLE(cma_track_table, CMA_TRACK_HASH_BITS);
 static struct workqueue_struct *cma_track_wq;
 /* Ids looked at by notifiers (for the tests: cost of an event). */
 static atomic_long_t cma_track_visit_count;
+/* Events marked on ids (for the tests: which ids an event reached). */
+static atomic_long_t cma_track_kick_count;
 
 static u32 cma_track_hash(const struct cma_track_key *key)
 {
@@ -121,6 +126,20 @@ static bool cma_track_key_ip(struct cma_track_key *key,
 	}
 }
 
+/* Fill @key's address from @a (IPv4 v4-mapped). */
+static bool cma_track_key_in6(struct cma_track_key *key,
+			      const struct in6_addr *a)
+{
+	if (ipv6_addr_v4mapped(a)) {
+		key->family = AF_INET;
+		key->ip.v4 = a->s6_addr32[3];
+	} else {
+		key->family = AF_INET6;
+		key->ip.v6 = *a;
+	}
+	return true;
+}
+
 /* The key of @id_priv for @kind; false if it has none. */
 static bool cma_track_id_key(struct rdma_id_private *id_priv,
 			     enum cma_track_kind kind,
@@ -137,10 +156,18 @@ static bool cma_track_id_key(struct rdma_id_private *id_priv,
 		return key->ifindex;
 	case CMA_TRACK_NEIGH:
 		key->ifindex = dev_addr->bound_dev_if;
-		return key->ifindex && cma_track_key_ip(key, cma_dst_addr(id_priv));
+		if (!key->ifindex)
+			return false;
+		/* handler_mutex held: an iWARP id's snapshot (see track.h) */
+		if (id_priv->track.neigh_path_only &&
+		    !ipv6_addr_any(&id_priv->track.snap.nh_ip))
+			return cma_track_key_in6(key, &id_priv->track.snap.nh_ip);
+		return cma_track_key_ip(key, cma_dst_addr(id_priv));
 	case CMA_TRACK_ADDR:
 		return !cma_any_addr(cma_src_addr(id_priv)) &&
 		       cma_track_key_ip(key, cma_src_addr(id_priv));
+	case CMA_TRACK_ROUTE:
+		return true;
 	default:
 		return false;
 	}
@@ -233,6 +260,12 @@ VISIBLE_IF_KUNIT long cma_track_visits(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_track_visits);
 
+VISIBLE_IF_KUNIT long cma_track_kicks(void)
+{
+	return atomic_long_read(&cma_track_kick_count);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_track_kicks);
+
 VISIBLE_IF_KUNIT void cma_track_flush(void)
 {
 	flush_workqueue(cma_track_wq);
@@ -287,38 +320,66 @@ void cma_track_route(struct rdma_id_private *id_priv)
 	cma_track_index(id_priv, CMA_TRACK_NEIGH);
 }
 
+static void cma_track_unindex_locked(struct rdma_id_private *id_priv,
+				     enum cma_track_kind kind)
+{
+	struct cma_track_link *link = &id_priv->track.link[kind];
+
+	lockdep_assert_held(&cma_track_lock);
+	if (!link->ent)
+		return;
+	list_del_init(&link->item);
+	if (list_empty(&link->ent->ids)) {
+		hash_del(&link->ent->node);
+		kfree(link->ent);
+	}
+	link->ent = NULL;
+}
+
 void cma_track_unlink(struct rdma_id_private *id_priv)
 {
-	struct cma_track_link *link;
 	unsigned long flags;
 	int k;
 
 	spin_lock_irqsave(&cma_track_lock, flags);
-	for (k = 0; k < CMA_TRACK_NKINDS; k++) {
-		link = &id_priv->track.link[k];
-		if (!link->ent)
-			continue;
-		list_del_init(&link->item);
-		if (list_empty(&link->ent->ids)) {
-			hash_del(&link->ent->node);
-			kfree(link->ent);
-		}
-		link->ent = NULL;
-	}
+	for (k = 0; k < CMA_TRACK_NKINDS; k++)
+		cma_track_unindex_locked(id_priv, k);
 	spin_unlock_irqrestore(&cma_track_lock, flags);
 }
 
-/* Mark @ev on an id found in the index and queue its work. */
-static void cma_track_kick(struct rdma_id_private *id_priv,
-			   enum cma_track_ev ev)
+/* An iWARP id's next hop changed: index it by the new one. */
+static void cma_track_reindex_neigh(struct rdma_id_private *id_priv)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&id_priv->handler_mutex);
+	spin_lock_irqsave(&cma_track_lock, flags);
+	cma_track_unindex_locked(id_priv, CMA_TRACK_NEIGH);
+	spin_unlock_irqrestore(&cma_track_lock, flags);
+	cma_track_index(id_priv, CMA_TRACK_NEIGH);
+}
+
+/*
+ * Mark @ev on an id found in the index and queue its work; @when_ns: the
+ * time of the event behind it.
+ */
+static void cma_track_kick_at(struct rdma_id_private *id_priv,
+			      enum cma_track_ev ev, u64 when_ns)
 {
 	lockdep_assert_held(&cma_track_lock);
+	atomic_long_inc(&cma_track_kick_count);
 	/* The oldest event not yet taken: the start of the latency. */
-	atomic64_cmpxchg(&id_priv->track.ev_time, 0, ktime_get_ns());
+	atomic64_cmpxchg(&id_priv->track.ev_time, 0, when_ns);
 	set_bit(ev, &id_priv->track.pending);
 	cma_id_get(id_priv);
 	if (!queue_work(cma_track_wq, &id_priv->track.work))
 		cma_id_put(id_priv);
+}
+
+static void cma_track_kick(struct rdma_id_private *id_priv,
+			   enum cma_track_ev ev)
+{
+	cma_track_kick_at(id_priv, ev, ktime_get_ns());
 }
 
 /*
@@ -354,6 +415,51 @@ static void cma_track_revalidate_fn(struct rdma_id_private *id_priv,
 {
 	cma_track_kick(id_priv, CMA_TRACK_EV_REVALIDATE);
 }
+
+struct cma_track_route_arg {
+	const struct cma_track_prefix	*p;
+	u64				when_ns;
+};
+
+/* An id indexed by route whose destination the changed prefix covers. */
+static void cma_track_route_fn(struct rdma_id_private *id_priv,
+			       const void *arg)
+{
+	const struct cma_track_route_arg *a = arg;
+	const struct sockaddr *dst = cma_dst_addr(id_priv);
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)dst;
+	struct in6_addr d;
+
+	if (!a->p->all) {
+		if (dst->sa_family != a->p->family)
+			return;
+		if (dst->sa_family == AF_INET)
+			ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, &d);
+		else
+			d = ((const struct sockaddr_in6 *)dst)->sin6_addr;
+		if (!ipv6_prefix_equal(&d, &a->p->addr, a->p->plen))
+			return;
+	}
+	cma_track_kick_at(id_priv, CMA_TRACK_EV_REVALIDATE, a->when_ns);
+}
+
+void cma_track_queue(struct work_struct *work)
+{
+	queue_work(cma_track_wq, work);
+}
+
+void cma_track_route_event(const struct net *net,
+			   const struct cma_track_prefix *p, u64 when_ns)
+{
+	struct cma_track_route_arg arg = { .p = p, .when_ns = when_ns };
+	struct cma_track_key key;
+
+	memset(&key, 0, sizeof(key));
+	key.net = net;
+	key.kind = CMA_TRACK_ROUTE;
+	cma_track_for_key(&key, cma_track_route_fn, &arg);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_track_route_event);
 
 static void cma_track_addr_gone_fn(struct rdma_id_private *id_priv,
 				   const void *arg)
@@ -598,6 +704,10 @@ static void cma_track_revalidate(struct rdma_id_private *id_priv)
 				      cma_dst_addr(id_priv), res);
 		s.route_ok = ret >= 0;
 		s.oif = s.route_ok ? res->ifindex : 0;
+		if (s.route_ok)
+			s.nh_ip = res->nh_ip;
+		else
+			memset(&s.nh_ip, 0, sizeof(s.nh_ip));
 		if (ret)
 			eth_zero_addr(s.nh_mac);
 		else
@@ -607,8 +717,12 @@ static void cma_track_revalidate(struct rdma_id_private *id_priv)
 
 	s.updates = old->updates;
 	if (memcmp(&s, old, sizeof(s))) {
+		bool nh_moved = !ipv6_addr_equal(&s.nh_ip, &old->nh_ip);
+
 		s.updates++;
 		*old = s;
+		if (nh_moved && id_priv->track.neigh_path_only)
+			cma_track_reindex_neigh(id_priv);
 	}
 }
 
@@ -623,6 +737,7 @@ static void cma_track_push(struct rdma_id_private *id_priv, u64 when_ns)
 	struct orcm_track_path path = {
 		.mtu = s->mtu,
 		.oif = s->oif,
+		.nh_ip = s->nh_ip,
 		.link_up = s->link_up,
 		.route_ok = s->route_ok,
 		.addr_present = !s->addr_gone,
@@ -644,10 +759,14 @@ void cma_track_iw_start(struct rdma_id_private *id_priv)
 	if (!cma_has_iw_cm(id_priv) || id_priv->internal_id ||
 	    !id_priv->id.route.addr.dev_addr.bound_dev_if)
 		return;
-	/* Its next hop too, which in-tree tracks for RoCE ids only. */
+	/*
+	 * Its next hop too, which in-tree tracks for RoCE ids only, keyed by
+	 * the next hop the re-validation finds; and its route.
+	 */
 	id_priv->track.neigh_path_only = true;
-	cma_track_index(id_priv, CMA_TRACK_NEIGH);
 	cma_track_revalidate(id_priv);
+	cma_track_index(id_priv, CMA_TRACK_NEIGH);
+	cma_track_index(id_priv, CMA_TRACK_ROUTE);
 	cma_track_push(id_priv, 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_track_iw_start);
@@ -725,9 +844,16 @@ int cma_track_init(void)
 {
 	int ret;
 
-	/* MEM_RECLAIM: storage ULPs reconnect on these events. */
+	/*
+	 * MEM_RECLAIM: storage ULPs reconnect on these events. HIGHPRI: an
+	 * offloaded RNIC keeps sending FPDUs of the old size until its
+	 * callback runs, and a normal-priority worker waits behind busy
+	 * pollers (a CQ-polling ULP thread) for a scheduler tick or more; the
+	 * work is rare and short (a lookup and a few callbacks per id).
+	 */
 	cma_track_wq = alloc_workqueue("rdma_cm_track",
-				       WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+				       WQ_UNBOUND | WQ_MEM_RECLAIM | WQ_HIGHPRI,
+				       0);
 	if (!cma_track_wq)
 		return -ENOMEM;
 	ret = register_netdevice_notifier(&cma_track_netdev_nb);
@@ -744,8 +870,14 @@ int cma_track_init(void)
 		if (ret)
 			goto err_inet;
 	}
+	ret = cma_track_fib_init();
+	if (ret)
+		goto err_inet6;
 	return 0;
 
+err_inet6:
+	if (IS_ENABLED(CONFIG_IPV6))
+		unregister_inet6addr_notifier(&cma_track_inet6addr_nb);
 err_inet:
 	unregister_inetaddr_notifier(&cma_track_inetaddr_nb);
 err_netevent:
@@ -760,6 +892,7 @@ err_wq:
 void cma_track_exit(void)
 {
 	/* No notifier runs after these return; then drain the work. */
+	cma_track_fib_exit();
 	if (IS_ENABLED(CONFIG_IPV6))
 		unregister_inet6addr_notifier(&cma_track_inet6addr_nb);
 	unregister_inetaddr_notifier(&cma_track_inetaddr_nb);

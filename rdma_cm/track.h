@@ -10,6 +10,7 @@
 
 #include <linux/atomic.h>
 #include <linux/if_ether.h>
+#include <linux/in6.h>
 #include <linux/list.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -22,6 +23,7 @@ enum cma_track_kind {
 	CMA_TRACK_DEV,		/* (netns, dev_addr.bound_dev_if) */
 	CMA_TRACK_NEIGH,	/* (netns, bound_dev_if, destination IP) */
 	CMA_TRACK_ADDR,		/* (netns, source IP) */
+	CMA_TRACK_ROUTE,	/* (netns): an iWARP id's route, FIB events */
 	CMA_TRACK_NKINDS
 };
 
@@ -42,6 +44,7 @@ enum cma_track_ev {
 struct cma_track_snap {
 	u32		mtu;		/* of the output netdev */
 	int		oif;		/* output netdev of the route, 0: none */
+	struct in6_addr	nh_ip;		/* next hop, IPv4 v4-mapped; 0: none */
 	u8		nh_mac[ETH_ALEN]; /* next hop's MAC, 0 if unresolved */
 	bool		link_up;	/* bound netdev up and running */
 	bool		addr_gone;	/* the source address was removed */
@@ -67,10 +70,24 @@ struct cma_track {
 	/*
 	 * Indexed by neighbour for its path only (an iWARP id, for the
 	 * offload interface): a MAC change re-validates, no UNREACHABLE.
-	 * Set before the id is indexed by neighbour; read by notifiers.
+	 * Such an id's neighbour key is its next hop (snap.nh_ip), and it
+	 * is indexed by route (FIB changes in its netns). Set before the id
+	 * is indexed by neighbour; read by notifiers.
 	 */
 	bool			neigh_path_only;
 	struct cma_track_snap	snap;
+};
+
+/*
+ * What a FIB event may have changed (track_fib.c): the routes to @addr/@plen
+ * of @family (IPv4 as v4-mapped, @plen counted over the 128 bits), or
+ * every route (@all).
+ */
+struct cma_track_prefix {
+	struct in6_addr	addr;
+	u8		family;
+	u8		plen;
+	bool		all;
 };
 
 void cma_track_init_id(struct rdma_id_private *id_priv);
@@ -90,6 +107,15 @@ void cma_track_unlink(struct rdma_id_private *id_priv);
 int cma_track_init(void);
 void cma_track_exit(void);
 
+struct net;
+/* Re-validate @net's route-tracked ids under @p; @when_ns: the event. */
+void cma_track_route_event(const struct net *net,
+			   const struct cma_track_prefix *p, u64 when_ns);
+/* Queue @work on the tracking workqueue (drained by cma_track_exit()). */
+void cma_track_queue(struct work_struct *work);
+int cma_track_fib_init(void);
+void cma_track_fib_exit(void);
+
 #if IS_ENABLED(CONFIG_KUNIT)
 struct neighbour;
 struct net_device;
@@ -97,6 +123,7 @@ struct net_device;
 void cma_track_index(struct rdma_id_private *id_priv, enum cma_track_kind k);
 bool cma_track_indexed(struct rdma_id_private *id_priv, enum cma_track_kind k);
 long cma_track_visits(void);
+long cma_track_kicks(void);
 void cma_track_flush(void);
 void cma_track_snapshot(struct rdma_id_private *id_priv,
 			struct cma_track_snap *snap);

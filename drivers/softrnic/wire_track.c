@@ -27,6 +27,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 #include <net/tcp.h>
 #include <rdma/iw_cm.h>
 
@@ -147,6 +148,10 @@ static int sr_track_show(struct seq_file *m, void *v)
 	seq_printf(m, "mtu %u\nmss %u\nmulpdu %u\n", t.path.mtu, t.path.mss,
 		   t.path.mulpdu);
 	seq_printf(m, "nh_mac %pM\noif %d\n", t.path.nh_mac, t.path.oif);
+	if (ipv6_addr_v4mapped(&t.path.nh_ip))
+		seq_printf(m, "nh_ip %pI4\n", &t.path.nh_ip.s6_addr32[3]);
+	else
+		seq_printf(m, "nh_ip %pI6c\n", &t.path.nh_ip);
 	seq_printf(m, "link %s\nroute %s\naddr %s\n",
 		   t.path.link_up ? "up" : "down",
 		   t.path.route_ok ? "ok" : "none",

@@ -34,6 +34,7 @@
 #define _OPENRDMA_OFFLOAD_TRACK_H
 
 #include <linux/if_ether.h>
+#include <linux/in6.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/types.h>
@@ -48,6 +49,9 @@ struct iw_cm_id;
  * @mulpdu: MPA MULPDU (RFC 5044 4.4) of one FPDU per @mss segment, with
  *	or without markers as the subscription says; 0 if @mss is too small
  * @oif: ifindex of the route's output netdev; 0 without a route
+ * @nh_ip: the next hop: the route's gateway, or the destination itself
+ *	on a directly connected route; an IPv4 address is v4-mapped
+ *	(::ffff:a.b.c.d); all zero without a route
  * @nh_mac: MAC of the next hop; all zero while it is unresolved
  * @link_up: the netdev the connection is bound to is up with carrier
  * @route_ok: a route from the source to the destination address exists
@@ -62,6 +66,7 @@ struct orcm_track_path {
 	u32	mss;
 	u32	mulpdu;
 	int	oif;
+	struct in6_addr nh_ip;
 	u8	nh_mac[ETH_ALEN];
 	bool	link_up;
 	bool	route_ok;
@@ -80,7 +85,8 @@ struct orcm_track_sub;
  * callback is optional.
  *
  * @route_changed: the route changed: another output netdev (@path->oif),
- *	or the route appeared or disappeared (@path->route_ok).
+ *	another next hop (@path->nh_ip), or the route appeared or
+ *	disappeared (@path->route_ok).
  * @neigh_changed: the next hop's MAC changed (@path->nh_mac; zero while
  *	the neighbour is being resolved again).
  * @mtu_changed: the output netdev's MTU changed, or the MSS or MULPDU

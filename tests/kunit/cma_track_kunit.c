@@ -32,6 +32,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/vmalloc.h>
 #include <net/arp.h>
+#include <net/ipv6.h>
 #include <net/neighbour.h>
 #include <openrdma/offload_track.h>
 #include <rdma/iw_cm.h>
@@ -725,6 +726,82 @@ static void cma_track_offload_events_test(struct kunit *test)
 			atomic_read(&sa2->late), 0);
 }
 
+static void kt_prefix(struct cma_track_prefix *p, const char *ip4, int len)
+{
+	memset(p, 0, sizeof(*p));
+	p->family = AF_INET;
+	ipv6_addr_set_v4mapped(in_aton(ip4), &p->addr);
+	p->plen = 96 + len;
+}
+
+/*
+ * A FIB change (track_fib.c) reaches the iWARP ids of its namespace whose
+ * destination the changed prefix covers, and only them: not an id without
+ * a connection, not another family's, each matching id once per event; a
+ * rule change reaches all of them.
+ */
+static void cma_track_route_test(struct kunit *test)
+{
+	struct net_device *a = kt_ndev(test, false);
+	struct rdma_id_private *i9, *i9b, *i10, *idle;
+	struct cma_track_prefix p;
+	struct kt_ctx c = {};
+	long visits, kicks;
+
+	i9 = kt_id_raw(test, &c, a->ifindex, a->dev_addr, "198.18.9.1",
+		       "198.18.9.2", NULL, false, false);
+	i9b = kt_id_raw(test, &c, a->ifindex, a->dev_addr, "198.18.9.3",
+			"198.18.9.130", NULL, false, false);
+	i10 = kt_id_raw(test, &c, a->ifindex, a->dev_addr, "198.18.9.5",
+			"198.18.10.2", NULL, false, false);
+	idle = kt_id_raw(test, &c, a->ifindex, a->dev_addr, "198.18.9.7",
+			 "198.18.9.2", NULL, true, false);
+	kt_iw(test, i9);
+	kt_iw(test, i9b);
+	kt_iw(test, i10);
+	KUNIT_EXPECT_TRUE(test, cma_track_indexed(i9, CMA_TRACK_ROUTE));
+	KUNIT_EXPECT_FALSE(test, cma_track_indexed(idle, CMA_TRACK_ROUTE));
+	cma_track_flush();
+
+	/* 198.18.9.0/24: the two ids towards it; 3 looked at. */
+	kt_prefix(&p, "198.18.9.0", 24);
+	visits = cma_track_visits();
+	kicks = cma_track_kicks();
+	cma_track_route_event(&init_net, &p, ktime_get_ns());
+	KUNIT_EXPECT_EQ(test, cma_track_visits() - visits, 3);
+	KUNIT_EXPECT_EQ(test, cma_track_kicks() - kicks, 2);
+	/* a host route: one */
+	kt_prefix(&p, "198.18.9.130", 32);
+	kicks = cma_track_kicks();
+	cma_track_route_event(&init_net, &p, ktime_get_ns());
+	KUNIT_EXPECT_EQ(test, cma_track_kicks() - kicks, 1);
+	/* 198.18.9.0/25 does not cover .130 */
+	kt_prefix(&p, "198.18.9.0", 25);
+	kicks = cma_track_kicks();
+	cma_track_route_event(&init_net, &p, ktime_get_ns());
+	KUNIT_EXPECT_EQ(test, cma_track_kicks() - kicks, 1);
+	/* the default route covers all three */
+	kt_prefix(&p, "0.0.0.0", 0);
+	kicks = cma_track_kicks();
+	cma_track_route_event(&init_net, &p, ktime_get_ns());
+	KUNIT_EXPECT_EQ(test, cma_track_kicks() - kicks, 3);
+	/* IPv6's default route: none of these IPv4 ids */
+	memset(&p, 0, sizeof(p));
+	p.family = AF_INET6;
+	kicks = cma_track_kicks();
+	cma_track_route_event(&init_net, &p, ktime_get_ns());
+	KUNIT_EXPECT_EQ(test, cma_track_kicks() - kicks, 0);
+	/* a rule: all of them */
+	p.all = true;
+	kicks = cma_track_kicks();
+	cma_track_route_event(&init_net, &p, ktime_get_ns());
+	KUNIT_EXPECT_EQ(test, cma_track_kicks() - kicks, 3);
+	cma_track_flush();
+	/* No ULP event for any of it. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.addr_change) +
+			atomic_read(&c.unreachable) + atomic_read(&c.other), 0);
+}
+
 /*
  * Unsubscribe racing an event: callbacks that sleep, unsubscribed while
  * the MTU change is being delivered. None begins after unsubscribe has
@@ -811,6 +888,7 @@ static struct kunit_case cma_track_cases[] = {
 	KUNIT_CASE_SLOW(cma_track_destroy_race_test),
 	KUNIT_CASE_SLOW(cma_track_scale_test),
 	KUNIT_CASE(cma_track_offload_events_test),
+	KUNIT_CASE(cma_track_route_test),
 	KUNIT_CASE_SLOW(cma_track_offload_unsub_race_test),
 	KUNIT_CASE_SLOW(cma_track_offload_end_test),
 	{}
