@@ -87,7 +87,9 @@ for d in ib0 ib1; do
 	bg "/tmp/asyncwatch-$d.log" stdbuf -oL ibv_asyncwatch -d "$d"
 	watchers+=("$LAST_PID")
 done
-sleep 1		# both have their device open
+for d in ib0 ib1; do # the device open: events from now on reach it
+	wait_for 10 "ibv_asyncwatch on $d" grep -q 'async event FD' "/tmp/asyncwatch-$d.log"
+done
 t0=$SECONDS
 sib_sm_stop
 wait_sm 3 30 ib0 "$lid1" || { tail -n 30 /tmp/opensm-b.log; fail "ib1's opensm did not become MASTER in 30 s"; }
