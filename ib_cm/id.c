@@ -421,7 +421,17 @@ void cm_destroy(struct cm_id_priv *priv, bool from_handler)
 	cm_unlink_remote(priv);
 	if (cancel_delayed_work_sync(&priv->timewait_work))
 		cm_put(priv);
-	if (!from_handler && cancel_work_sync(&priv->work))
+	/*
+	 * A queued work item gives its reference back here; one that is
+	 * running keeps it until its handler call returns, and the wait for
+	 * @done below waits for that. No flush: the work items of all ids
+	 * are one lockdep class, so flushing would make every lock our
+	 * caller holds depend on every id's handler, and handlers take locks
+	 * (IPoIB-CM destroys its ids on a workqueue it destroys under RTNL;
+	 * rdma_cm's listen handler takes ib_core's client_data_rwsem, under
+	 * which IPoIB registers its netdevs).
+	 */
+	if (!from_handler && cancel_work(&priv->work))
 		cm_put(priv);
 	list_for_each_entry_safe(elem, tmp, &events, entry)
 		cm_event_free(elem);

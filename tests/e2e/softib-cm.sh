@@ -17,7 +17,10 @@
 #     in-tree CM asks once per id; ours, with its path cache, once, and its
 #     debugfs counters say so (1 miss, 19 hits or waits). Then opensm
 #     restarts (it reregisters every port: CLIENT_REREGISTER), our cache
-#     drops ib1's record, and the next resolutions ask again, once.
+#     drops ib1's record, and the next resolutions ask again, once;
+#   - IPoIB connected mode: IPoIB's own ib_cm client connects RC QPs on
+#     an SRQ, MTU 65520, 65000-byte pings (DF) cross them; back in
+#     datagram mode the connections are torn down (see below).
 # orcm-timeout: 240
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
@@ -100,3 +103,51 @@ else
 fi
 wait_for 10 "no CM id left after the SA load" cm_ids_empty
 say "ok: SA load measured ($ORCM_STACK)"
+
+# IPoIB connected mode (RFC 4755): each IPoIB netdev's own ib_cm client
+# (REQ/REP/RTU, service id 0x1000000000000000 | the peer's UD QPN) sets up
+# an RC QP pair per peer, receiving on an SRQ; MTU 65520. A ping with DF
+# set (-M do) of 65000 bytes is one IPoIB packet: datagram mode
+# cannot carry it (its MTU is 4092, and a connected-mode netdev without an
+# RC connection answers "fragmentation needed"), so it passing proves the
+# RC path; so does the receive PSN of an RC QP of ib_ipoib on ib1 moving by
+# at least the 48 packets 3 such pings are at a 4096-byte path MTU. Back
+# in datagram mode the connections are torn down (DREQ/DREP; the receive
+# QPs drained: LAST_WQE_REACHED), every RC QP goes, and ping still works.
+ipoib_mode() { # NS DEV MODE: set and check the mode (connected: MTU 65520)
+	local ns=(ip netns exec "$1") mtu=
+	[ "$1" != - ] || ns=()
+	[ "$3" != connected ] || mtu="ip link set $2 mtu 65520 &&"
+	"${ns[@]}" bash -c "echo $3 >/sys/class/net/$2/mode && $mtu
+		cat /sys/class/net/$2/mode && ip -d link show $2" >"/tmp/sib-ipoib-$2.mode" ||
+		fail "$2: mode $3 refused: $(cat "/tmp/sib-ipoib-$2.mode")"
+	grep -qx "$3" "/tmp/sib-ipoib-$2.mode" && grep -q "ipoib .* mode $3 " "/tmp/sib-ipoib-$2.mode" ||
+		fail "$2: not in mode $3: $(cat "/tmp/sib-ipoib-$2.mode")"
+	[ "$3" != connected ] || grep -q ' mtu 65520 ' "/tmp/sib-ipoib-$2.mode" ||
+		fail "$2: MTU not 65520: $(cat "/tmp/sib-ipoib-$2.mode")"
+}
+# rc_psns DEV: "QPN rq-psn" of each RC QP of ib_ipoib on DEV
+rc_psns() {
+	rdma res show qp link "$1/1" | awk '/ type RC / && /ib_ipoib/ {
+		for (i = 1; i < NF; i++) { if ($i == "lqpn") q = $(i + 1); if ($i == "rq-psn") p = $(i + 1) }
+		print q, p }'
+}
+t0=$SECONDS
+ipoib_mode - "$SIB_I0" connected
+ipoib_mode "$NS_B" "$SIB_I1" connected
+wait_for 20 "ping $SIB_IP1 in connected mode" ping -c 1 -W 1 "$SIB_IP1"
+wait_for 10 "RC QPs of ib_ipoib on ib0 and ib1" bash -c "$(declare -f rc_psns); [ -n \"\$(rc_psns ib0)\" ] && [ -n \"\$(rc_psns ib1)\" ]"
+rdma res show srq | grep -q 'ib_ipoib' || fail "no SRQ of ib_ipoib: $(rdma res show srq)"
+rc_psns ib1 >/tmp/sib-ipoib-cm-psn0
+run_to /tmp/sib-ipoib-cm.log "$STEP" ping -M "do" -c 3 -i 0.2 -W 2 -s 65000 "$SIB_IP1" ||
+	fail "a 65000-byte ping (DF) over IPoIB connected mode: $(tail -n 3 /tmp/sib-ipoib-cm.log)"
+rdma res show qp | grep 'type RC .*ib_ipoib'
+moved=$(rc_psns ib1 | awk 'NR == FNR { p[$1] = $2; next } ($1 in p) {
+	d = ($2 - p[$1] + 16777216) % 16777216; if (d > m) m = d } END { print m + 0 }' /tmp/sib-ipoib-cm-psn0 -)
+[ "$moved" -ge 48 ] || fail "the RC QPs of ib_ipoib on ib1 received $moved packets, not the 48 of 3 pings of 65000 bytes"
+say "ok: IPoIB connected mode, MTU 65520, SRQ: 65000-byte pings (DF) over RC, $moved packets ($ORCM_STACK)"
+ipoib_mode - "$SIB_I0" datagram
+ipoib_mode "$NS_B" "$SIB_I1" datagram
+wait_for 15 "the RC QPs of ib_ipoib gone" bash -c "! rdma res show qp | grep -q 'type RC .*ib_ipoib'"
+run_to /tmp/sib-ipoib-dg.log "$STEP" ping -c 2 -i 0.2 -W 2 "$SIB_IP1" || fail "ping in datagram mode again"
+say "ok: back to datagram mode, connections torn down, ping ($ORCM_STACK, IPoIB-CM part $((SECONDS - t0)) s)"

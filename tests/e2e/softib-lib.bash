@@ -33,7 +33,9 @@ sib_load() {
 }
 
 sib_cleanup() {
-	local d
+	local d p
+	# First what may hold a device open (an unregistration waits for it).
+	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	for d in ib0 ib1 ib2 ibS; do
 		[ ! -e "/sys/class/infiniband/$d" ] || rdma link delete "$d" 2>/dev/null || true
 	done

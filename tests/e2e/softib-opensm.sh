@@ -7,7 +7,11 @@
 # then infiniband-diags query the subnet: ibstat, sminfo, smpquery
 # (NodeInfo, PortInfo, NodeDescription over LID-routed SMPs on the wire),
 # saquery (SA records from opensm through QP1), perfquery (our PMA),
-# ibnetdiscover (both CAs). Our stack only (softib is ours).
+# ibnetdiscover (both CAs). Then SM failover: a second opensm on ib1's
+# port, of lower priority, stays STANDBY; the master is killed; within a
+# bounded time the standby is MASTER, every port's MasterSMLID names ib1's
+# LID, each port raised IB_EVENT_SM_CHANGE (ibv_asyncwatch sees it through
+# ib_uverbs), and no LID moved. Our stack only (softib is ours).
 # orcm-timeout: 180
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
@@ -53,3 +57,59 @@ run_to /tmp/ibnd.log "$STEP" ibnetdiscover -C ib0 || fail "ibnetdiscover"
 [ "$(grep -c '^Ca' /tmp/ibnd.log)" -eq 2 ] || fail "ibnetdiscover: not 2 CAs"
 say "diags: sminfo, smpquery nodeinfo/portinfo/nodedesc, saquery nodes+path, perfquery ($pkts packets), ibnetdiscover"
 say "ok: opensm brought a two-CA softib subnet ACTIVE"
+
+# SM failover. The standby polls the master's SMInfo every second and
+# declares it dead after 2 unanswered polls (defaults: 10 s, 4).
+sminfo_state() { sminfo -C "$1" "${@:2}" 2>&1 | sed -n 's/.* state \([0-9]\) .*/\1/p'; }
+t_fo=$SECONDS
+printf 'sminfo_polling_timeout 1000\npolling_retry_number 2\n' >/tmp/opensm-b.conf
+g1=$(cat /sys/class/infiniband/ib1/node_guid)
+mkdir -p /tmp/opensm-cache-b
+OSM_CACHE_DIR=/tmp/opensm-cache-b bg /tmp/opensm-b.out \
+	opensm -F /tmp/opensm-b.conf -g "0x${g1//:/}" -f /tmp/opensm-b.log -s 5 -p 1
+SIB_SM_B=$LAST_PID
+trap 'kill -TERM "$SIB_SM_B" 2>/dev/null; sib_sm_stop; sib_cleanup' EXIT
+# SMInfo state 2: STANDBY, 3: MASTER; wait_sm STATE SECONDS DEV [LID]
+wait_sm() {
+	local want=$1 n=$(($2 * 10)) i
+	shift 2
+	for ((i = 0; i < n; i++)); do
+		[ "$(sminfo_state "$@")" = "$want" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+wait_sm 2 20 ib0 "$lid1" || { tail -n 30 /tmp/opensm-b.log; fail "ib1's opensm is not STANDBY: $(sminfo -C ib0 "$lid1" 2>&1)"; }
+[ "$(sminfo_state ib1)" = 3 ] || fail "ib0's opensm is not MASTER: $(sminfo -C ib1 2>&1)"
+say "$(sminfo -C ib0 "$lid1")"
+watchers=()
+for d in ib0 ib1; do
+	bg "/tmp/asyncwatch-$d.log" stdbuf -oL ibv_asyncwatch -d "$d"
+	watchers+=("$LAST_PID")
+done
+for d in ib0 ib1; do # the device open: events from now on reach it
+	wait_for 10 "ibv_asyncwatch on $d" grep -q 'async event FD' "/tmp/asyncwatch-$d.log"
+done
+t0=$SECONDS
+sib_sm_stop
+wait_sm 3 30 ib0 "$lid1" || { tail -n 30 /tmp/opensm-b.log; fail "ib1's opensm did not become MASTER in 30 s"; }
+for d in ib0 ib1; do
+	wait_for 10 "$d's MasterSMLID $lid1" bash -c "rdma link show $d/1 | grep -q 'sm_lid $lid1 '"
+done
+say "failover: ib1's opensm MASTER after $((SECONDS - t0)) s; both ports' SM LID $lid1"
+for d in ib0 ib1; do
+	wait_for 10 "$d: IB_EVENT_SM_CHANGE" grep -q SM_CHANGE "/tmp/asyncwatch-$d.log"
+done
+# The watchers hold the devices open (rdmavt cannot disassociate them).
+kill -TERM "${watchers[@]}"
+for p in "${watchers[@]}"; do wait_pid "$p" 10 || true; done
+show /tmp/asyncwatch-ib0.log
+run_to /tmp/ibstat-after.log "$STEP" ibstat ib0 || fail "ibstat ib0"
+[ "$(sed -n 's/.*Base lid: \([0-9]*\).*/\1/p' /tmp/ibstat-after.log)" = "$lid0" ] || fail "ib0's LID moved"
+run_to /tmp/smp-pi-after.log "$STEP" smpquery -C ib1 portinfo "$lid0" 1 || fail "smpquery portinfo $lid0"
+grep -q "SMLid:.*$lid1\$" /tmp/smp-pi-after.log || fail "PortInfo of ib0 (LID-routed from ib1): SMLid not $lid1"
+[ "$(sib_state ib0)" = ACTIVE ] && [ "$(sib_state ib1)" = ACTIVE ] || fail "a port left ACTIVE"
+rdma link show ib1/1 | grep -q "lid $lid1 " || fail "ib1's LID moved"
+run_to /tmp/saquery-after.log "$STEP" saquery -C ib0 -p "$lid0" "$lid1" || fail "saquery PathRecord from the new SA"
+grep -Eq "dlid\.+$lid1\$" /tmp/saquery-after.log || fail "the new SA gave no PathRecord to LID $lid1"
+say "ok: SM failover to the standby, SM_CHANGE on both ports, LIDs $lid0 and $lid1 kept ($((SECONDS - t_fo)) s)"

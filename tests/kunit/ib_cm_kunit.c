@@ -10,8 +10,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/test.h>
+#include <linux/debug_locks.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -1121,12 +1123,14 @@ static int destroy_thread(void *data)
 	return 0;
 }
 
-/* ib_destroy_cm_id() returns only after the handler in flight returned. */
-static void ibcm_destroy_waits_for_handler(struct kunit *test)
+/*
+ * A handler of the id at @b blocks; @destroy (a thread) destroys the id
+ * meanwhile, which must wait for the handler, then return.
+ */
+static void destroy_during_handler(struct kunit *test, struct block_ctx *b,
+				   struct cm_id_priv *priv,
+				   int (*destroy)(void *id))
 {
-	struct fake_dev *fd = fake_dev_add(test);
-	struct block_ctx *b = block_new(test);
-	struct cm_id_priv *priv = block_id(test, fd, b);
 	struct task_struct *t;
 	long ids = cm_ids_live();
 	int i;
@@ -1134,7 +1138,7 @@ static void ibcm_destroy_waits_for_handler(struct kunit *test)
 	set_state(priv, IB_CM_REQ_SENT);
 	cm_send_timeout(priv, IB_CM_REQ_SENT, CM_REQ_ATTR_ID);
 	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&b->entered, HZ), 0);
-	t = kthread_run(destroy_thread, &priv->id, "ibcm_kunit_destroy");
+	t = kthread_run(destroy, &priv->id, "ibcm_kunit_destroy");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	msleep(100);
 	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids);	/* still there */
@@ -1144,6 +1148,15 @@ static void ibcm_destroy_waits_for_handler(struct kunit *test)
 		usleep_range(1000, 2000);
 	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids - 1);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(b->returned));
+}
+
+/* ib_destroy_cm_id() returns only after the handler in flight returned. */
+static void ibcm_destroy_waits_for_handler(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct block_ctx *b = block_new(test);
+
+	destroy_during_handler(test, b, block_id(test, fd, b), destroy_thread);
 }
 
 /* One id's handler destroys another id: no deadlock, both gone. */
@@ -1167,6 +1180,67 @@ static void ibcm_destroy_from_other_handler(struct kunit *test)
 	ib_destroy_cm_id(&a->id);
 	KUNIT_EXPECT_EQ(test, cm_ids_live(), ids - 2);
 }
+
+#ifdef CONFIG_PROVE_LOCKING
+/* A lock of the caller's: ib_core's client_data_rwsem, RTNL, ... */
+static struct lock_class_key ibcm_kunit_outer_key;
+static struct lockdep_map ibcm_kunit_outer =
+	STATIC_LOCKDEP_MAP_INIT("ibcm_kunit_outer", &ibcm_kunit_outer_key);
+
+/* A handler that takes it (as rdma_cm's listen handler takes its own). */
+static int outer_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
+{
+	lock_map_acquire(&ibcm_kunit_outer);
+	lock_map_release(&ibcm_kunit_outer);
+	return 0;
+}
+
+static int destroy_outer_thread(void *data)
+{
+	lock_map_acquire(&ibcm_kunit_outer);
+	ib_destroy_cm_id(data);
+	lock_map_release(&ibcm_kunit_outer);
+	return 0;
+}
+
+/*
+ * ib_destroy_cm_id() waits for the handler in flight without flushing the
+ * id's work item. The work items of all ids are one lockdep class, so a
+ * flush would make every lock the destroying caller holds depend on every
+ * handler, and handlers take locks: IPoIB-CM destroys its ids from a
+ * workqueue that it destroys under RTNL, rdma_cm's listen handler takes
+ * ib_core's client_data_rwsem, and ipoib_add_one() registers its netdev
+ * (RTNL) under that rwsem: lockdep reported that cycle when IPoIB went
+ * back from connected to datagram mode.
+ */
+static void ibcm_destroy_no_flush(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct block_ctx *b = block_new(test);
+	struct ib_cm_id *other;
+
+	if (!debug_locks)
+		kunit_skip(test, "lockdep is off already");
+	/* One id's handler takes the outer lock: work -> outer. */
+	other = ib_create_cm_id(&fd->ib, outer_handler, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(other));
+	to_priv(other)->port = &fd->port;
+	set_state(to_priv(other), IB_CM_REQ_SENT);
+	cm_send_timeout(to_priv(other), IB_CM_REQ_SENT, CM_REQ_ATTR_ID);
+	cm_test_flush();
+	ib_destroy_cm_id(other);
+	/* Another id is destroyed under the outer lock, its handler running. */
+	destroy_during_handler(test, b, block_id(test, fd, b),
+			       destroy_outer_thread);
+	KUNIT_EXPECT_TRUE_MSG(test, debug_locks,
+			      "lockdep found a cycle: destroy flushed the work");
+}
+#else
+static void ibcm_destroy_no_flush(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_PROVE_LOCKING");
+}
+#endif
 
 /* ---- the passive side's path record, from a REQ and the completion ---- */
 
@@ -1361,6 +1435,7 @@ static struct kunit_case ibcm_conn_cases[] = {
 	KUNIT_CASE(ibcm_notify_established),
 	KUNIT_CASE(ibcm_destroy_waits_for_handler),
 	KUNIT_CASE(ibcm_destroy_from_other_handler),
+	KUNIT_CASE(ibcm_destroy_no_flush),
 	KUNIT_CASE_PARAM(ibcm_path_from_req, path_gen_params),
 	{}
 };
