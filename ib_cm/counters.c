@@ -14,8 +14,8 @@
  *
  * When each counts, as in-tree: a send when the MAD layer completes it
  * (whatever its status), once plus once per MAD-layer resend; a message
- * sent again for a duplicate of the peer's, or any reply built from a
- * received MAD except a REJ, counts as one send and one retry more; a
+ * sent again for a duplicate of the peer's, or a DREP to a DREQ for a
+ * connection we do not have, counts as one send and one retry more; a
  * received MAD of a CM message type before it is parsed; a duplicate
  * where the receive handlers find one (req.c, rep.c, mra.c, disc.c,
  * sidr.c).
@@ -38,15 +38,23 @@ void cm_port_count(struct cm_port *port, enum cm_msg_group group,
 }
 EXPORT_SYMBOL_IF_KUNIT(cm_port_count);
 
-/* Count @buf, whose send has completed, on the port it left from. */
+/*
+ * Count @buf, whose send has completed, on the port it left from. The
+ * in-tree CM counts what it sends again for a duplicate (MRA, RTU, DREP)
+ * and its DREP to a DREQ for a connection it does not have as one send and
+ * one retry more; a REJ never has retries.
+ */
 void cm_count_sent(struct cm_port *port, const struct ib_mad_send_buf *buf)
 {
 	__be16 attr_id = ((const struct ib_mad_hdr *)buf->mad)->attr_id;
 	long retries = buf->retries;	/* the MAD layer's resends */
+	bool again;
 
-	if (attr_id != CM_REJ_ATTR_ID &&
-	    (!buf->context[0] ||
-	     ((uintptr_t)buf->context[1] & CM_SEND_RESEND)))
+	if (buf->context[0])		/* sent by an id */
+		again = (uintptr_t)buf->context[1] & CM_SEND_RESEND;
+	else				/* a reply built from a received MAD */
+		again = attr_id == CM_DREP_ATTR_ID;
+	if (again && attr_id != CM_REJ_ATTR_ID)
 		retries = 1;
 	cm_port_count(port, CM_GRP_TX, attr_id, 1 + retries);
 	if (retries)

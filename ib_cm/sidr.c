@@ -84,6 +84,18 @@ static void cm_sidr_reply_unsupported(struct cm_port *port,
 	msg->sidr_rep.request_id = rcvd->sidr_req.request_id;
 	msg->sidr_rep.status = IB_SIDR_UNSUPPORTED;
 	msg->sidr_rep.service_id = rcvd->sidr_req.service_id;
+	/*
+	 * In-tree answers from an id made for the request, and traces it so;
+	 * ours makes none: an id of the moment, local_id 0.
+	 */
+	if (trace_icm_send_sidr_rep_enabled()) {
+		struct ib_cm_id tmp = {
+			.remote_id = rcvd->sidr_req.request_id,
+			.state = IB_CM_SIDR_REQ_RCVD,
+		};
+
+		trace_icm_send_sidr_rep(&tmp);
+	}
 	cm_send_reply_from_wc(port, wc, msg);
 	kfree(msg);
 }

@@ -7,7 +7,8 @@
 # one 0444 file per CM message, read before and after a fixed workload on
 # rxe0 (client and server on one device, so every message is counted once
 # sent and once received on rxe0/1): an rping connection, a cmprobe
-# reject, a connect to a port nobody listens on, one udaddy SIDR exchange.
+# reject, a connect to a port nobody listens on, a udaddy SIDR exchange and
+# one with no server (the CM's own SIDR_REP "unsupported").
 # The deltas must be the ones the in-tree ib_cm gives (read off the stock
 # VM, which runs this test too). Retries and duplicates depend on timing;
 # none happen in this workload on an idle VM, so they are asserted as 0
@@ -25,7 +26,8 @@ MSGS="req mra rej rep rtu dreq drep sidr_req sidr_rep lap apr"
 [ ! -e /sys/class/infiniband_cm ] || fail "an infiniband_cm class exists (6.12 has none)"
 # One stat for all: "MODE GROUP/MSG", sorted. (Few processes: a fork costs
 # tens of milliseconds in the VM.)
-layout=$(cd "$P" && stat -c '%a %n' cm_*/* | sort)
+layout=$(cd "$P" && stat -c '%a %n' cm_*/* 2>/dev/null | sort) || true
+[ -n "$layout" ] || fail "no CM counter groups in $P: $(cd "$P" && echo *)"
 want_layout=$(for g in $GROUPS_; do for f in $MSGS; do echo "444 $g/$f"; done; done | sort)
 [ "$layout" = "$want_layout" ] || fail "counter files: $(tr '\n' ' ' <<<"$layout")"
 say "sysfs layout: $P/{$(tr ' ' ',' <<<"$GROUPS_")}/{$(tr ' ' ',' <<<"$MSGS")}, 0444"
@@ -77,29 +79,32 @@ expect_result cmc-rej "$STEP" "REJECTED status 28" "$CMPROBE" -c -a "$ADDR_R" -p
 wait_pid "$srv" 10 || fail "reject server failed"
 expect_result cmc-nolisten "$STEP" "REJECTED status 8" "$CMPROBE" -c -a "$ADDR_R" -p 7623
 transfer_pair cmc-udaddy 7174 udaddy -c 1 -C 1 -- udaddy -s "$ADDR_R" -b "$ADDR_R" -c 1 -C 1
+# udaddy again, with no server: the CM answers SIDR_REP "unsupported".
+run_to /tmp/cmc-sidr-none.log "$STEP" udaddy -s "$ADDR_R" -b "$ADDR_R" -c 1 -C 1 &&
+	fail "udaddy with no server succeeded"
 wait_for 10 "no CM id left" cm_ids_empty
 say "workload done (${SECONDS}s)"
 
 # What the in-tree ib_cm counts for this workload (read off the stock VM):
 # rping: REQ, REP, RTU, DREQ, DREP; the reject: REQ, REJ; no listener: REQ,
-# REJ; udaddy: SIDR_REQ, SIDR_REP; each sent once and received once on
-# rxe0/1; nothing retried, no duplicate.
+# REJ; udaddy, with and without a server: SIDR_REQ, SIDR_REP; each sent
+# once and received once on rxe0/1; nothing retried, no duplicate.
 want="cm_tx_msgs/req 3
 cm_tx_msgs/rej 2
 cm_tx_msgs/rep 1
 cm_tx_msgs/rtu 1
 cm_tx_msgs/dreq 1
 cm_tx_msgs/drep 1
-cm_tx_msgs/sidr_req 1
-cm_tx_msgs/sidr_rep 1
+cm_tx_msgs/sidr_req 2
+cm_tx_msgs/sidr_rep 2
 cm_rx_msgs/req 3
 cm_rx_msgs/rej 2
 cm_rx_msgs/rep 1
 cm_rx_msgs/rtu 1
 cm_rx_msgs/dreq 1
 cm_rx_msgs/drep 1
-cm_rx_msgs/sidr_req 1
-cm_rx_msgs/sidr_rep 1"
+cm_rx_msgs/sidr_req 2
+cm_rx_msgs/sidr_rep 2"
 # deltas: the counters that changed, "GROUP/MSG DELTA", in sysfs order.
 deltas() {
 	snap /tmp/cmc-after
@@ -141,6 +146,8 @@ icm_send_rej: $tw=MRA_REQ_SENT reason=REJ_CONSUMER_DEFINED
 icm_send_req: $tw=IDLE lap_state=LAP_UNINIT
 icm_issue_rej: local_id=N remote_id=N
 icm_no_listener_err: $tw=REQ_RCVD lap_state=LAP_UNINIT
+icm_send_sidr_req: $tw=IDLE lap_state=LAP_UNINIT
+icm_send_sidr_rep: $tw=SIDR_REQ_RCVD lap_state=LAP_UNINIT
 icm_send_sidr_req: $tw=IDLE lap_state=LAP_UNINIT
 icm_send_sidr_rep: $tw=SIDR_REQ_RCVD lap_state=LAP_UNINIT"
 [ "$seq" = "$want_seq" ] || fail "ib_cma events differ from the in-tree ones"

@@ -1380,7 +1380,8 @@ static const struct sent_case sent_cases[] = {
 	{ "rtu-again", CM_RTU_ATTR_ID, true, true, 0, 2, 1 },
 	{ "mra-again", CM_MRA_ATTR_ID, true, true, 0, 2, 1 },
 	{ "drep-reply-no-id", CM_DREP_ATTR_ID, false, false, 0, 2, 1 },
-	{ "apr-reply-no-id", CM_APR_ATTR_ID, false, false, 0, 2, 1 },
+	{ "apr-reply-no-id", CM_APR_ATTR_ID, false, false, 0, 1, 0 },
+	{ "sidr-rep-reply-no-id", CM_SIDR_REP_ATTR_ID, false, false, 0, 1, 0 },
 	{ "rej-reply-no-id", CM_REJ_ATTR_ID, false, false, 0, 1, 0 },
 	{ "rej-by-id", CM_REJ_ATTR_ID, true, false, 0, 1, 0 },
 };
@@ -1394,8 +1395,9 @@ KUNIT_ARRAY_PARAM(sent, sent_cases, sent_desc);
 
 /*
  * A completed send counts once plus once per resend; what we send again for
- * a duplicate, and a reply owned by no id (a REJ excepted), counts as one
- * send and one retry more, as the in-tree CM counts them.
+ * a duplicate, and a DREP owned by no id (to a DREQ for a connection gone),
+ * counts as one send and one retry more, as the in-tree CM counts them;
+ * other replies owned by no id (REJ, the SIDR_REP "unsupported", APR) once.
  */
 static void ibcm_count_sent(struct kunit *test)
 {
