@@ -203,12 +203,54 @@ const char *cm_attr_name(__be16 attr_id);
 
 struct cm_device;
 
+/*
+ * The per-port message counters that ib_core shows in sysfs, as the in-tree
+ * ib_cm does: /sys/class/infiniband/DEV/ports/N/<group>/<message>
+ * (counters.c). One counter per group and CM message (REQ 0x10 .. APR 0x1A).
+ */
+enum cm_msg_group {
+	CM_GRP_TX,			/* cm_tx_msgs: sends completed, resends included */
+	CM_GRP_TX_RETRIES,		/* cm_tx_retries: of those, resends */
+	CM_GRP_RX,			/* cm_rx_msgs: received */
+	CM_GRP_RX_DUP,			/* cm_rx_duplicates: received again */
+	CM_GRP_MAX
+};
+
+#define CM_MSG_FIRST_ATTR	0x10	/* REQ */
+#define CM_MSG_TYPES		11	/* REQ .. APR */
+
 struct cm_port {
 	struct cm_device *cm_dev;
 	u32 port_num;
 	spinlock_t agent_lock;		/* protects @agent */
 	struct ib_mad_agent *agent;	/* agent_lock; NULL once removed */
+	bool sysfs;			/* the counter groups are registered */
+	atomic_long_t msgs[CM_GRP_MAX][CM_MSG_TYPES];	/* lockless */
 };
+
+void cm_port_count(struct cm_port *port, enum cm_msg_group group,
+		   __be16 attr_id, long n);
+void cm_count_sent(struct cm_port *port, const struct ib_mad_send_buf *buf);
+int cm_port_sysfs_add(struct cm_port *port);
+void cm_port_sysfs_del(struct cm_port *port);
+void cm_counters_init(void);
+
+/*
+ * A send's context[1]: the id's state when it was sent, and CM_SEND_RESEND
+ * for a message sent again for a duplicate of the peer's (counted as a
+ * retry, as the in-tree CM counts its replies to duplicates).
+ */
+#define CM_SEND_STATE_MASK	0xffffUL
+#define CM_SEND_RESEND		0x10000UL
+
+/*
+ * Exported by ib_core (sysfs.c) but declared only in its private
+ * core_priv.h; the prototypes are the ABI of those exports.
+ */
+int ib_port_register_client_groups(struct ib_device *ibdev, u32 port_num,
+				   const struct attribute_group **groups);
+void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
+				      const struct attribute_group **groups);
 
 struct cm_device {
 	struct list_head entry;		/* on cm.devices; cm.lock */
@@ -378,6 +420,7 @@ int cm_set_av_from_wc(struct cm_id_priv *priv, struct cm_port *port,
 		      struct ib_mad_recv_wc *wc);
 int cm_send(struct cm_id_priv *priv, const struct cm_msg *msg,
 	    unsigned int timeout_ms, int retries, bool keep);
+int cm_send_again(struct cm_id_priv *priv, const struct cm_msg *msg);
 int cm_resend_last(struct cm_id_priv *priv);
 void cm_send_reply_from_wc(struct cm_port *port,
 			   struct ib_mad_recv_wc *wc, const struct cm_msg *msg);

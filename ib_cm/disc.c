@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 
 #include "cm_priv.h"
+#include "trace.h"
 
 /* @wait: retry until the DREP comes; else fire and forget (destroy). */
 int cm_send_dreq_locked(struct cm_id_priv *priv, const void *private_data,
@@ -33,6 +34,7 @@ int cm_send_dreq_locked(struct cm_id_priv *priv, const void *private_data,
 	msg->disc.remote_qpn = priv->remote_qpn;
 	if (private_data_len)
 		memcpy(msg->disc.private_data, private_data, private_data_len);
+	trace_icm_send_dreq(&priv->id);
 	priv->id.state = IB_CM_DREQ_SENT;
 	ret = cm_send(priv, msg,
 		      wait ? cm_msg_timeout_ms(priv->packet_life_time,
@@ -62,6 +64,7 @@ int ib_send_cm_dreq(struct ib_cm_id *cm_id, const void *private_data,
 		return -EINVAL;
 	spin_lock(&priv->lock);
 	if (cm_id->state != IB_CM_ESTABLISHED) {
+		trace_icm_dreq_skipped(cm_id);
 		spin_unlock(&priv->lock);
 		return -EINVAL;
 	}
@@ -73,9 +76,12 @@ int ib_send_cm_dreq(struct ib_cm_id *cm_id, const void *private_data,
 }
 EXPORT_SYMBOL(ib_send_cm_dreq);
 
-/* A DREP answering the DREQ whose TID the id holds; no state change. */
+/*
+ * A DREP answering the DREQ whose TID the id holds; no state change.
+ * @again: it answers a repeated DREQ (counted as a retry, as in-tree).
+ */
 static int cm_send_drep_msg(struct cm_id_priv *priv, const void *private_data,
-			    u8 private_data_len)
+			    u8 private_data_len, bool again)
 {
 	struct cm_msg *msg;
 	int ret;
@@ -90,7 +96,7 @@ static int cm_send_drep_msg(struct cm_id_priv *priv, const void *private_data,
 	msg->disc.remote_comm_id = priv->id.remote_id;
 	if (private_data_len)
 		memcpy(msg->disc.private_data, private_data, private_data_len);
-	ret = cm_send(priv, msg, 0, 0, false);
+	ret = again ? cm_send_again(priv, msg) : cm_send(priv, msg, 0, 0, false);
 	kfree(msg);
 	return ret;
 }
@@ -98,9 +104,11 @@ static int cm_send_drep_msg(struct cm_id_priv *priv, const void *private_data,
 int cm_send_drep_locked(struct cm_id_priv *priv, const void *private_data,
 			u8 private_data_len)
 {
-	int ret = cm_send_drep_msg(priv, private_data, private_data_len);
+	int ret = cm_send_drep_msg(priv, private_data, private_data_len, false);
 
 	cm_enter_timewait(priv);
+	/* In timewait, as the in-tree event shows it. */
+	trace_icm_send_drep(&priv->id);
 	return ret;
 }
 
@@ -120,10 +128,12 @@ int ib_send_cm_drep(struct ib_cm_id *cm_id, const void *private_data,
 	    (private_data_len && !private_data))
 		return -EINVAL;
 	spin_lock(&priv->lock);
-	if (cm_id->state != IB_CM_DREQ_RCVD)
+	if (cm_id->state != IB_CM_DREQ_RCVD) {
+		trace_icm_send_drep_err(cm_id);
 		ret = -EINVAL;
-	else
+	} else {
 		ret = cm_send_drep_locked(priv, private_data, private_data_len);
+	}
 	spin_unlock(&priv->lock);
 	return ret;
 }
@@ -146,6 +156,8 @@ static void cm_drep_from_wc(struct cm_port *port, struct ib_mad_recv_wc *wc,
 	msg->tid = rcvd->tid;
 	msg->disc.local_comm_id = rcvd->disc.remote_comm_id;
 	msg->disc.remote_comm_id = rcvd->disc.local_comm_id;
+	trace_icm_issue_drep(be32_to_cpu(rcvd->disc.local_comm_id),
+			     be32_to_cpu(rcvd->disc.remote_comm_id));
 	cm_send_reply_from_wc(port, wc, msg);
 	kfree(msg);
 }
@@ -164,7 +176,11 @@ void cm_recv_dreq(struct cm_port *port, struct ib_mad_recv_wc *wc,
 	}
 	if (!priv) {
 		cm_count(CM_CNT_RX_UNKNOWN_ID);
+		/* Counted as a duplicate: the DREQ of a connection gone. */
+		cm_port_count(port, CM_GRP_RX_DUP, CM_DREQ_ATTR_ID, 1);
 		cm_drep_from_wc(port, wc, msg);
+		trace_icm_no_priv_err(be32_to_cpu(dreq->local_comm_id),
+				      be32_to_cpu(dreq->remote_comm_id));
 		return;
 	}
 	elem = cm_event_alloc(IB_CM_DREQ_RECEIVED, GFP_KERNEL);
@@ -192,12 +208,17 @@ void cm_recv_dreq(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		break;
 	case IB_CM_TIMEWAIT:		/* our DREP was lost, or DREQs crossed */
 		cm_count(CM_CNT_RX_DUPLICATE);
+		cm_port_count(port, CM_GRP_RX_DUP, CM_DREQ_ATTR_ID, 1);
 		priv->tid = msg->tid;
-		cm_send_drep_msg(priv, NULL, 0);
+		cm_send_drep_msg(priv, NULL, 0, true);
 		spin_unlock(&priv->lock);
 		kfree(elem);
 		goto out;
+	case IB_CM_DREQ_RCVD:		/* the user has not answered yet */
+		cm_port_count(port, CM_GRP_RX_DUP, CM_DREQ_ATTR_ID, 1);
+		goto bad;
 	default:
+		trace_icm_dreq_unknown_err(&priv->id);
 		goto bad;
 	}
 	spin_unlock(&priv->lock);

@@ -167,6 +167,7 @@ struct cm_id_priv *cm_insert_remote_id(struct cm_id_priv *priv)
 	spin_unlock(&priv->lock);
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(cm_insert_remote_id);
 
 /*
  * Enter @priv under (remote_qpn, remote_ca_guid): a QP is in one

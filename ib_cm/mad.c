@@ -13,6 +13,7 @@
 #include <rdma/ib_cache.h>
 
 #include "cm_priv.h"
+#include "trace.h"
 
 /* An IBA time value (4.096 us * 2^t) in milliseconds, at least 1. */
 unsigned int cm_time_ms(u8 iba_time)
@@ -160,18 +161,9 @@ static int cm_post(struct ib_mad_send_buf *buf)
 	return ret;
 }
 
-/**
- * cm_send - send @msg to the id's peer
- * @priv: the id, locked, with its address vector set
- * @msg: what to send
- * @timeout_ms: 0 for a message that waits for nothing; else the time to
- *	wait for its answer before each of @retries resends, and the id's
- *	@msg until it is answered, cancelled or timed out
- * @retries: resends
- * @keep: keep a copy in @last_mad, resent for a duplicate request
- */
-int cm_send(struct cm_id_priv *priv, const struct cm_msg *msg,
-	    unsigned int timeout_ms, int retries, bool keep)
+static int cm_send_buf(struct cm_id_priv *priv, const struct cm_msg *msg,
+		       unsigned int timeout_ms, int retries, bool keep,
+		       unsigned long flags)
 {
 	struct ib_mad_send_buf *buf;
 	int ret;
@@ -190,7 +182,7 @@ int cm_send(struct cm_id_priv *priv, const struct cm_msg *msg,
 	buf->timeout_ms = timeout_ms;
 	buf->retries = timeout_ms ? retries : 0;
 	buf->context[0] = priv;
-	buf->context[1] = (void *)(uintptr_t)priv->id.state;
+	buf->context[1] = (void *)((uintptr_t)priv->id.state | flags);
 	if (keep) {
 		if (!priv->last_mad)
 			priv->last_mad = kmalloc(CM_MAD_SIZE, GFP_ATOMIC);
@@ -211,6 +203,28 @@ int cm_send(struct cm_id_priv *priv, const struct cm_msg *msg,
 	return 0;
 }
 
+/**
+ * cm_send - send @msg to the id's peer
+ * @priv: the id, locked, with its address vector set
+ * @msg: what to send
+ * @timeout_ms: 0 for a message that waits for nothing; else the time to
+ *	wait for its answer before each of @retries resends, and the id's
+ *	@msg until it is answered, cancelled or timed out
+ * @retries: resends
+ * @keep: keep a copy in @last_mad, resent for a duplicate request
+ */
+int cm_send(struct cm_id_priv *priv, const struct cm_msg *msg,
+	    unsigned int timeout_ms, int retries, bool keep)
+{
+	return cm_send_buf(priv, msg, timeout_ms, retries, keep, 0);
+}
+
+/* Send @msg, which answers a duplicate of the peer's message, once. */
+int cm_send_again(struct cm_id_priv *priv, const struct cm_msg *msg)
+{
+	return cm_send_buf(priv, msg, 0, 0, false, CM_SEND_RESEND);
+}
+
 /* Send the kept copy of our last REP, MRA, RTU or DREP once more. */
 int cm_resend_last(struct cm_id_priv *priv)
 {
@@ -228,7 +242,7 @@ int cm_resend_last(struct cm_id_priv *priv)
 	memcpy(buf->mad, priv->last_mad, CM_MAD_SIZE);
 	buf->ah = priv->mad_ah;
 	buf->context[0] = priv;
-	buf->context[1] = (void *)(uintptr_t)priv->id.state;
+	buf->context[1] = (void *)((uintptr_t)priv->id.state | CM_SEND_RESEND);
 	cm_get(priv);
 	if (cm_post(buf)) {
 		refcount_dec(&priv->refcount);
@@ -285,12 +299,13 @@ void cm_send_handler(struct ib_mad_agent *agent,
 	__be16 attr_id;
 	bool timed_out;
 
+	cm_count_sent(agent->context, buf);
 	if (!priv) {
 		rdma_destroy_ah(buf->context[1], RDMA_DESTROY_AH_SLEEPABLE);
 		ib_free_send_mad(buf);
 		return;
 	}
-	state = (enum ib_cm_state)(uintptr_t)buf->context[1];
+	state = (uintptr_t)buf->context[1] & CM_SEND_STATE_MASK;
 	attr_id = ((struct ib_mad_hdr *)buf->mad)->attr_id;
 	timed_out = send_wc->status != IB_WC_SUCCESS &&
 		    send_wc->status != IB_WC_WR_FLUSH_ERR;
@@ -312,6 +327,7 @@ void cm_send_handler(struct ib_mad_agent *agent,
 	spin_unlock(&priv->lock);
 	ib_free_send_mad(buf);
 	if (timed_out) {
+		trace_icm_mad_send_err(state, send_wc->status);
 		cm_count(CM_CNT_TIMEOUT);
 		cm_send_timeout(priv, state, attr_id);
 	}
@@ -422,6 +438,10 @@ void cm_recv_buf(struct cm_port *port, struct ib_mad_recv_wc *wc,
 	int ret;
 
 	cm_count(CM_CNT_RX);
+	/* Counted per message type whatever becomes of it, as in-tree. */
+	if (buf && len >= sizeof(struct ib_mad_hdr))
+		cm_port_count(port, CM_GRP_RX,
+			      ((const struct ib_mad_hdr *)buf)->attr_id, 1);
 	msg = kmalloc(sizeof(*msg), GFP_KERNEL);
 	if (!msg) {
 		cm_count(CM_CNT_RX_NOMEM);

@@ -6,8 +6,10 @@
  * vol. 1 chapter 12 (REQ, MRA, REJ, REP, RTU, DREQ, DREP, SIDR_REQ,
  * SIDR_REP; LAP is answered with an APR "unsupported") over ib_core's MAD
  * layer, for IB and RoCE ports. Here: the ib_client, one MAD agent on the
- * GSI QP of every port with rdma_cap_ib_cm(), and the debugfs counters
+ * GSI QP of every port with rdma_cap_ib_cm(), the debugfs counters
  * (/sys/kernel/debug/ib_cm/counters) of what the receive path dropped.
+ * The in-tree per-port message counters in sysfs are in counters.c, the
+ * ib_cma trace events in trace.h.
  *
  * Files: id.c (ids, references, tables, events, destroy), mad.c (MAD
  * send/receive, address vectors, timeouts), listen.c, req.c (REQ), rep.c
@@ -91,6 +93,7 @@ static void cm_remove_port(struct cm_port *port)
 		/* Waits for our handlers; flushes the sends in flight. */
 		ib_unregister_mad_agent(agent);
 	}
+	cm_port_sysfs_del(port);
 }
 
 static struct ib_client cm_client;
@@ -132,6 +135,9 @@ static int cm_add_one(struct ib_device *ib_dev)
 		port->port_num = p;
 		spin_lock_init(&port->agent_lock);
 		cm_dev->port[p - 1] = port;
+		ret = cm_port_sysfs_add(port);
+		if (ret)
+			goto err_ports;
 		agent = ib_register_mad_agent(ib_dev, p, IB_QPT_GSI, &reg, 0,
 					      cm_send_handler, cm_recv_handler,
 					      port, 0);
@@ -304,6 +310,7 @@ static int __init ib_cm_init(void)
 	if (!cm.wq)
 		return -ENOMEM;
 	cm_debugfs_init();
+	cm_counters_init();
 	ret = ib_register_client(&cm_client);
 	if (ret)
 		goto err_wq;

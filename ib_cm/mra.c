@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 
 #include "cm_priv.h"
+#include "trace.h"
 
 /**
  * ib_send_cm_mra - acknowledge a REQ or REP whose answer takes time
@@ -47,6 +48,7 @@ int ib_send_cm_mra(struct ib_cm_id *cm_id, u8 service_timeout,
 		next = IB_CM_MRA_REP_SENT;
 		break;
 	default:
+		trace_icm_send_mra_unknown_err(cm_id);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -68,6 +70,7 @@ int ib_send_cm_mra(struct ib_cm_id *cm_id, u8 service_timeout,
 			priv->mra_delayed = true;
 		}
 	} else {
+		trace_icm_send_mra(cm_id);
 		ret = cm_send(priv, msg, 0, 0, true);
 		if (ret)
 			cm_id->state = next == IB_CM_MRA_REQ_SENT ?
@@ -106,10 +109,13 @@ void cm_recv_mra(struct cm_port *port, struct cm_msg *msg)
 		priv->id.state = IB_CM_MRA_REP_RCVD;
 	} else {
 		if (priv->id.state == IB_CM_MRA_REQ_RCVD ||
-		    priv->id.state == IB_CM_MRA_REP_RCVD)
+		    priv->id.state == IB_CM_MRA_REP_RCVD) {
 			cm_count(CM_CNT_RX_DUPLICATE);
-		else
+			cm_port_count(port, CM_GRP_RX_DUP, CM_MRA_ATTR_ID, 1);
+		} else {
 			cm_count(CM_CNT_RX_BAD_STATE);
+		}
+		trace_icm_mra_unknown_err(&priv->id);
 		spin_unlock(&priv->lock);
 		kfree(elem);
 		goto out;

@@ -12,6 +12,7 @@
 #include <linux/module.h>
 
 #include "cm_priv.h"
+#include "trace.h"
 
 static bool cm_has_connection(enum ib_cm_state state)
 {
@@ -127,6 +128,15 @@ int ib_cm_init_qp_attr(struct ib_cm_id *cm_id, struct ib_qp_attr *qp_attr,
 		break;
 	}
 out:
+	if (ret) {
+		/* The id's state allows no such transition. */
+		if (qp_attr->qp_state == IB_QPS_INIT)
+			trace_icm_qp_init_err(cm_id);
+		else if (qp_attr->qp_state == IB_QPS_RTR)
+			trace_icm_qp_rtr_err(cm_id);
+		else if (qp_attr->qp_state == IB_QPS_RTS)
+			trace_icm_qp_rts_err(cm_id);
+	}
 	spin_unlock(&priv->lock);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 
 #include "cm_priv.h"
+#include "trace.h"
 
 /*
  * The texts are the in-tree ones: ULPs print them in their logs
@@ -77,6 +78,7 @@ int cm_send_rej_locked(struct cm_id_priv *priv, enum ib_cm_rej_reason reason,
 	int ret;
 
 	lockdep_assert_held(&priv->lock);
+	trace_icm_send_rej(&priv->id, reason);
 	msg = kzalloc(sizeof(*msg), GFP_ATOMIC);
 	if (!msg)
 		return -ENOMEM;
@@ -144,6 +146,8 @@ int ib_send_cm_rej(struct ib_cm_id *cm_id, enum ib_cm_rej_reason reason,
 		cm_id->state = IB_CM_IDLE;
 		break;
 	default:
+		trace_icm_send_rej(cm_id, reason);
+		trace_icm_send_unknown_rej_err(cm_id);
 		ret = -EINVAL;
 		break;
 	}
@@ -167,6 +171,8 @@ void cm_reject_from_wc(struct cm_port *port, struct ib_mad_recv_wc *wc,
 	msg->rej.remote_comm_id = rcvd->req.local_comm_id;
 	msg->rej.msg_rejected = CM_MSG_REQ;
 	msg->rej.reason = reason;
+	/* The received message's first two words, as the in-tree event. */
+	trace_icm_issue_rej(be32_to_cpu(rcvd->req.local_comm_id), 0);
 	cm_send_reply_from_wc(port, wc, msg);
 	kfree(msg);
 }
@@ -255,6 +261,7 @@ void cm_recv_rej(struct cm_port *port, struct cm_msg *msg)
 	cm_queue_event(priv, elem);
 	goto out;
 bad:
+	trace_icm_rej_unknown_err(&priv->id);
 	spin_unlock(&priv->lock);
 	cm_count(CM_CNT_RX_BAD_STATE);
 	kfree(elem);

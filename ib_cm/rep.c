@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 
 #include "cm_priv.h"
+#include "trace.h"
 
 /**
  * ib_send_cm_rep - accept a connection request
@@ -35,6 +36,7 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param)
 	spin_lock(&priv->lock);
 	if (cm_id->state != IB_CM_REQ_RCVD &&
 	    cm_id->state != IB_CM_MRA_REQ_SENT) {
+		trace_icm_send_rep_err(cm_id->local_id, cm_id->state);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -63,6 +65,7 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param)
 	priv->rq_psn = param->starting_psn;
 	priv->responder_resources = param->responder_resources;
 	priv->initiator_depth = param->initiator_depth;
+	trace_icm_send_rep(cm_id);
 	cm_id->state = IB_CM_REP_SENT;
 	ret = cm_send(priv, msg,
 		      cm_msg_timeout_ms(priv->packet_life_time,
@@ -85,6 +88,7 @@ static bool cm_dup_rep(struct cm_id_priv *priv)
 	case IB_CM_MRA_REP_SENT:	/* our MRA, delayed or lost */
 	case IB_CM_ESTABLISHED:		/* our RTU, lost */
 		cm_count(CM_CNT_RX_DUPLICATE);
+		trace_icm_send_dup_rep(&priv->id);
 		cm_resend_last(priv);
 		return true;
 	default:
@@ -102,6 +106,7 @@ void cm_recv_rep(struct cm_port *port, struct cm_msg *msg)
 	priv = cm_lookup_local(rep->remote_comm_id);
 	if (!priv) {
 		cm_count(CM_CNT_RX_UNKNOWN_ID);
+		trace_icm_remote_no_priv_err(be32_to_cpu(rep->remote_comm_id));
 		return;
 	}
 	elem = cm_event_alloc(IB_CM_REP_RECEIVED, GFP_KERNEL);
@@ -112,9 +117,18 @@ void cm_recv_rep(struct cm_port *port, struct cm_msg *msg)
 	spin_lock(&priv->lock);
 	if (priv->id.state != IB_CM_REQ_SENT &&
 	    priv->id.state != IB_CM_MRA_REQ_RCVD) {
-		if (!(priv->id.remote_id == rep->local_comm_id &&
-		      cm_dup_rep(priv)))
+		if (priv->id.remote_id == rep->local_comm_id) {
+			/* The in-tree CM counts every REP it has seen. */
+			cm_port_count(port, CM_GRP_RX_DUP, CM_REP_ATTR_ID, 1);
+			if (!cm_dup_rep(priv))
+				cm_count(CM_CNT_RX_BAD_STATE);
+			trace_icm_remote_no_priv_err(be32_to_cpu(rep->remote_comm_id));
+		} else {
 			cm_count(CM_CNT_RX_BAD_STATE);
+			trace_icm_rep_unknown_err(be32_to_cpu(rep->local_comm_id),
+						  be32_to_cpu(rep->remote_comm_id),
+						  priv->id.state);
+		}
 		spin_unlock(&priv->lock);
 		kfree(elem);
 		goto out;
@@ -133,8 +147,14 @@ void cm_recv_rep(struct cm_port *port, struct cm_msg *msg)
 	spin_unlock(&priv->lock);
 
 	cur = cm_insert_remote_id(priv);
-	if (!cur && priv->qp_type != IB_QPT_XRC_INI)
+	if (cur) {
+		trace_icm_insert_failed_err(be32_to_cpu(rep->remote_comm_id));
+	} else if (priv->qp_type != IB_QPT_XRC_INI) {
 		cur = cm_insert_remote_qpn(priv);
+		if (cur)
+			trace_icm_staleconn_err(be32_to_cpu(rep->local_comm_id),
+						be32_to_cpu(rep->remote_comm_id));
+	}
 	if (cur) {
 		/* The peer's QP (or comm id) is in another connection of ours. */
 		cm_count(CM_CNT_RX_STALE);
@@ -198,6 +218,7 @@ int ib_send_cm_rtu(struct ib_cm_id *cm_id, const void *private_data,
 	spin_lock(&priv->lock);
 	if (cm_id->state != IB_CM_REP_RCVD &&
 	    cm_id->state != IB_CM_MRA_REP_SENT) {
+		trace_icm_send_cm_rtu_err(cm_id);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -207,6 +228,7 @@ int ib_send_cm_rtu(struct ib_cm_id *cm_id, const void *private_data,
 	msg->disc.remote_comm_id = cm_id->remote_id;
 	if (private_data_len)
 		memcpy(msg->disc.private_data, private_data, private_data_len);
+	trace_icm_send_rtu(cm_id);
 	cm_id->state = IB_CM_ESTABLISHED;
 	ret = cm_send(priv, msg, 0, 0, true);
 	if (ret)
@@ -237,6 +259,9 @@ void cm_recv_rtu(struct cm_port *port, struct cm_msg *msg)
 	if (priv->id.remote_id != msg->disc.local_comm_id ||
 	    (priv->id.state != IB_CM_REP_SENT &&
 	     priv->id.state != IB_CM_MRA_REP_RCVD)) {
+		/* Ours, but too late (established by the first receive). */
+		if (priv->id.remote_id == msg->disc.local_comm_id)
+			cm_port_count(port, CM_GRP_RX_DUP, CM_RTU_ATTR_ID, 1);
 		cm_count(CM_CNT_RX_BAD_STATE);
 		spin_unlock(&priv->lock);
 		kfree(elem);
@@ -290,8 +315,10 @@ int ib_cm_notify(struct ib_cm_id *cm_id, enum ib_event_type event)
 	case IB_EVENT_COMM_EST:
 		if (state == IB_CM_ESTABLISHED)
 			return -EISCONN;
-		if (state != IB_CM_REP_SENT && state != IB_CM_MRA_REP_RCVD)
+		if (state != IB_CM_REP_SENT && state != IB_CM_MRA_REP_RCVD) {
+			trace_icm_establish_err(cm_id);
 			return -EINVAL;
+		}
 		set_bit(CM_FLAG_NOTIFY_EST, &priv->flags);
 		cm_get(priv);
 		if (!queue_work(cm.wq, &priv->work))

@@ -18,6 +18,7 @@
 #include <rdma/ib_cache.h>
 
 #include "cm_priv.h"
+#include "trace.h"
 
 static u8 cm_transport_of(enum ib_qp_type qp_type, u8 *ext)
 {
@@ -160,6 +161,7 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 		memcpy(req->private_data, param->private_data,
 		       param->private_data_len);
 
+	trace_icm_send_req(cm_id);
 	cm_id->state = IB_CM_REQ_SENT;
 	ret = cm_send(priv, msg,
 		      cm_msg_timeout_ms(path->packet_life_time,
@@ -176,17 +178,20 @@ out:
 EXPORT_SYMBOL(ib_send_cm_req);
 
 /* A REQ we have seen: answer as our state says, else ignore it. */
-static void cm_dup_req(struct cm_id_priv *priv)
+static void cm_dup_req(struct cm_port *port, struct cm_id_priv *priv)
 {
 	cm_count(CM_CNT_RX_DUPLICATE);
+	cm_port_count(port, CM_GRP_RX_DUP, CM_REQ_ATTR_ID, 1);
 	spin_lock(&priv->lock);
 	switch (priv->id.state) {
 	case IB_CM_MRA_REQ_SENT:	/* our MRA, delayed or lost */
 	case IB_CM_REP_SENT:		/* our REP, lost */
 	case IB_CM_MRA_REP_RCVD:
+		trace_icm_send_dup_req(&priv->id);
 		cm_resend_last(priv);
 		break;
 	case IB_CM_TIMEWAIT:
+		trace_icm_send_dup_req(&priv->id);
 		cm_send_rej_locked(priv, IB_CM_REJ_STALE_CONN, NULL, 0,
 				   NULL, 0);
 		break;
@@ -194,6 +199,23 @@ static void cm_dup_req(struct cm_id_priv *priv)
 		break;
 	}
 	spin_unlock(&priv->lock);
+}
+
+/*
+ * The in-tree CM makes an id for every REQ before it looks for a listener
+ * and traces icm_no_listener_err with it when the REQ ends there (no
+ * listener, a duplicate, a stale connection). We make none: the event
+ * carries an id of the moment, local_id 0, as that id would show itself.
+ */
+static void cm_trace_no_listener(const struct cm_req_info *req)
+{
+	struct ib_cm_id tmp = {
+		.remote_id = req->local_comm_id,
+		.state = IB_CM_REQ_RCVD,
+	};
+
+	if (trace_icm_no_listener_err_enabled())
+		trace_icm_no_listener_err(&tmp);
 }
 
 /*
@@ -306,14 +328,16 @@ void cm_recv_req(struct cm_port *port, struct ib_mad_recv_wc *wc,
 
 	cur = cm_lookup_remote(req->local_comm_id, req->local_ca_guid);
 	if (cur) {
-		cm_dup_req(cur);
+		cm_dup_req(port, cur);
 		cm_put(cur);
+		cm_trace_no_listener(req);
 		return;
 	}
 	listen = cm_find_listener(dev, req->service_id);
 	if (!listen) {
 		cm_count(CM_CNT_RX_NO_LISTENER);
 		cm_reject_from_wc(port, wc, msg, IB_CM_REJ_INVALID_SERVICE_ID);
+		cm_trace_no_listener(req);
 		return;
 	}
 	elem = cm_event_alloc(IB_CM_REQ_RECEIVED, GFP_KERNEL);
@@ -357,8 +381,9 @@ void cm_recv_req(struct cm_port *port, struct ib_mad_recv_wc *wc,
 
 	cur = cm_insert_remote_id(priv);
 	if (cur) {		/* the same REQ, raced in */
-		cm_dup_req(cur);
+		cm_dup_req(port, cur);
 		cm_put(cur);
+		cm_trace_no_listener(req);
 		goto err_id;
 	}
 	spin_lock(&priv->lock);
@@ -368,6 +393,7 @@ void cm_recv_req(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		cur = cm_insert_remote_qpn(priv);
 		if (cur) {
 			cm_reject_stale(port, wc, msg, cur);
+			cm_trace_no_listener(req);
 			goto err_id;
 		}
 	}

@@ -14,6 +14,7 @@
 #include <rdma/ib_cache.h>
 
 #include "cm_priv.h"
+#include "trace.h"
 
 /**
  * ib_send_cm_sidr_req - resolve a service id to a UD QP
@@ -56,6 +57,7 @@ int ib_send_cm_sidr_req(struct ib_cm_id *cm_id,
 	if (param->private_data_len)
 		memcpy(msg->sidr_req.private_data, param->private_data,
 		       param->private_data_len);
+	trace_icm_send_sidr_req(cm_id);
 	cm_id->state = IB_CM_SIDR_REQ_SENT;
 	ret = cm_send(priv, msg, param->timeout_ms ? : 1,
 		      param->max_cm_retries, false);
@@ -82,6 +84,18 @@ static void cm_sidr_reply_unsupported(struct cm_port *port,
 	msg->sidr_rep.request_id = rcvd->sidr_req.request_id;
 	msg->sidr_rep.status = IB_SIDR_UNSUPPORTED;
 	msg->sidr_rep.service_id = rcvd->sidr_req.service_id;
+	/*
+	 * In-tree answers from an id made for the request, and traces it so;
+	 * ours makes none: an id of the moment, local_id 0.
+	 */
+	if (trace_icm_send_sidr_rep_enabled()) {
+		struct ib_cm_id tmp = {
+			.remote_id = rcvd->sidr_req.request_id,
+			.state = IB_CM_SIDR_REQ_RCVD,
+		};
+
+		trace_icm_send_sidr_rep(&tmp);
+	}
 	cm_send_reply_from_wc(port, wc, msg);
 	kfree(msg);
 }
@@ -130,6 +144,7 @@ void cm_recv_sidr_req(struct cm_port *port, struct ib_mad_recv_wc *wc,
 	cur = cm_insert_remote_id(priv);
 	if (cur) {
 		cm_count(CM_CNT_RX_DUPLICATE);
+		cm_port_count(port, CM_GRP_RX_DUP, CM_SIDR_REQ_ATTR_ID, 1);
 		cm_put(cur);
 		goto err_id;
 	}
@@ -182,6 +197,7 @@ int cm_send_sidr_rep_locked(struct cm_id_priv *priv,
 	if (param->private_data_len)
 		memcpy(msg->sidr_rep.private_data, param->private_data,
 		       param->private_data_len);
+	trace_icm_send_sidr_rep(&priv->id);
 	ret = cm_send(priv, msg, 0, 0, false);
 	priv->id.state = IB_CM_IDLE;
 	kfree(msg);

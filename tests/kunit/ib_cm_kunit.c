@@ -5,7 +5,8 @@
  * the parser's refusal of malformed and truncated MADs, the receive path
  * fed bad input (dropped and counted, no crash), service id matching,
  * listeners shared by ib_cm_insert_listen() on a device of the test's own,
- * the reject reason strings and the timeouts derived from IBA times.
+ * the reject reason strings and the timeouts derived from IBA times; the
+ * per-port message counters of sysfs (sent, retried, received, duplicates).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -1386,6 +1387,256 @@ static void ibcm_timeouts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cm_msg_timeout_ms(0, 0), 3U);
 }
 
+/* ---- the per-port message counters (sysfs cm_tx_msgs/ ... ) ---- */
+
+static long msgs(struct fake_dev *fd, enum cm_msg_group g, __be16 attr_id)
+{
+	return atomic_long_read(&fd->port.msgs[g][be16_to_cpu(attr_id) -
+						  CM_MSG_FIRST_ATTR]);
+}
+
+/*
+ * Every CM message received is counted once, under its own type, whatever
+ * the receive path does with it; nothing is counted as sent.
+ */
+static void ibcm_count_rx(struct kunit *test)
+{
+	const struct rt_case *c = test->param_value;
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_msg *in = new_msg(test);
+	u8 *mad = new_mad(test);
+	unsigned int i, want;
+
+	c->fill(in);
+	cm_msg_build(mad, in);
+	cm_recv_buf(&fd->port, NULL, mad, CM_MAD_SIZE);
+	want = be16_to_cpu(in->attr_id) - CM_MSG_FIRST_ATTR;
+	for (i = 0; i < CM_MSG_TYPES; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&fd->port.msgs[CM_GRP_RX][i]),
+				i == want ? 1 : 0);
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&fd->port.msgs[CM_GRP_TX][i]),
+				0);
+	}
+}
+
+/* An attribute that is no CM message is counted nowhere. */
+static void ibcm_count_rx_unknown_attr(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_msg *in = new_msg(test);
+	u8 *mad = new_mad(test);
+	unsigned int g, i;
+
+	case_drep(in);
+	cm_msg_build(mad, in);
+	spoil_attr(mad);
+	cm_recv_buf(&fd->port, NULL, mad, CM_MAD_SIZE);
+	for (g = 0; g < CM_GRP_MAX; g++)
+		for (i = 0; i < CM_MSG_TYPES; i++)
+			KUNIT_EXPECT_EQ(test,
+					atomic_long_read(&fd->port.msgs[g][i]), 0);
+}
+
+struct sent_case {
+	const char *name;
+	__be16 attr_id;
+	bool by_id;		/* context[0]: the id that sent it */
+	bool again;		/* sent again for a duplicate */
+	int retries;		/* the MAD layer's resends */
+	long tx, tx_retries;
+};
+
+static const struct sent_case sent_cases[] = {
+	{ "req-first-try", CM_REQ_ATTR_ID, true, false, 0, 1, 0 },
+	{ "req-2-resends", CM_REQ_ATTR_ID, true, false, 2, 3, 2 },
+	{ "dreq-1-resend", CM_DREQ_ATTR_ID, true, false, 1, 2, 1 },
+	{ "sidr-rep", CM_SIDR_REP_ATTR_ID, true, false, 0, 1, 0 },
+	{ "rtu-again", CM_RTU_ATTR_ID, true, true, 0, 2, 1 },
+	{ "mra-again", CM_MRA_ATTR_ID, true, true, 0, 2, 1 },
+	{ "drep-reply-no-id", CM_DREP_ATTR_ID, false, false, 0, 2, 1 },
+	{ "apr-reply-no-id", CM_APR_ATTR_ID, false, false, 0, 1, 0 },
+	{ "sidr-rep-reply-no-id", CM_SIDR_REP_ATTR_ID, false, false, 0, 1, 0 },
+	{ "rej-reply-no-id", CM_REJ_ATTR_ID, false, false, 0, 1, 0 },
+	{ "rej-by-id", CM_REJ_ATTR_ID, true, false, 0, 1, 0 },
+};
+
+static void sent_desc(const struct sent_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sent, sent_cases, sent_desc);
+
+/*
+ * A completed send counts once plus once per resend; what we send again for
+ * a duplicate, and a DREP owned by no id (to a DREQ for a connection gone),
+ * counts as one send and one retry more, as the in-tree CM counts them;
+ * other replies owned by no id (REJ, the SIDR_REP "unsupported", APR) once.
+ */
+static void ibcm_count_sent(struct kunit *test)
+{
+	const struct sent_case *c = test->param_value;
+	struct fake_dev *fd = fake_dev_add(test);
+	struct ib_mad_send_buf buf = {};
+	struct ib_mad_hdr *hdr = new_mad(test);
+	unsigned int i;
+
+	hdr->attr_id = c->attr_id;
+	buf.mad = hdr;
+	buf.retries = c->retries;
+	buf.context[0] = c->by_id ? test : NULL;
+	buf.context[1] = (void *)((uintptr_t)IB_CM_ESTABLISHED |
+				  (c->again ? CM_SEND_RESEND : 0));
+	cm_count_sent(&fd->port, &buf);
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_TX, c->attr_id), c->tx);
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_TX_RETRIES, c->attr_id),
+			c->tx_retries);
+	for (i = 0; i < CM_MSG_TYPES; i++)
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&fd->port.msgs[CM_GRP_RX][i]),
+				0);
+	/* Counted again: the counters add up. */
+	cm_count_sent(&fd->port, &buf);
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_TX, c->attr_id), 2 * c->tx);
+}
+
+/* A connection's id on the test's device, known to the peer as 0x51525354. */
+#define PEER_ID		cpu_to_be32(0x51525354)
+#define PEER_GUID	cpu_to_be64(0x0002c90300c0ffeeULL)
+
+static struct cm_id_priv *dup_id(struct kunit *test, struct fake_dev *fd,
+				 enum ib_cm_state state)
+{
+	struct cm_id_priv *priv = conn_id(test, fd, rec_new(test), true);
+
+	priv->id.remote_id = PEER_ID;
+	priv->remote_ca_guid = PEER_GUID;
+	priv->local_qpn = 0x00c0de;
+	set_state(priv, state);
+	return priv;
+}
+
+/* feed: the peer's message @fill, from PEER_ID to @priv, received. */
+static void feed(struct kunit *test, struct fake_dev *fd,
+		 struct cm_id_priv *priv, void (*fill)(struct cm_msg *m))
+{
+	struct cm_msg *in = new_msg(test);
+	u8 *mad = new_mad(test);
+
+	fill(in);
+	switch (be16_to_cpu(in->attr_id)) {
+	case 0x10:	/* REQ */
+		in->req.local_comm_id = PEER_ID;
+		in->req.local_ca_guid = PEER_GUID;
+		break;
+	case 0x11:	/* MRA */
+		in->mra.local_comm_id = PEER_ID;
+		in->mra.remote_comm_id = priv ? priv->id.local_id : 0;
+		in->mra.msg_mraed = CM_MSG_REQ;
+		break;
+	case 0x13:	/* REP */
+		in->rep.local_comm_id = PEER_ID;
+		in->rep.remote_comm_id = priv ? priv->id.local_id : 0;
+		break;
+	default:	/* RTU, DREQ */
+		in->disc.local_comm_id = PEER_ID;
+		in->disc.remote_comm_id = priv ? priv->id.local_id : 0;
+		break;
+	}
+	cm_msg_build(mad, in);
+	cm_recv_buf(&fd->port, NULL, mad, CM_MAD_SIZE);
+	cm_test_flush();
+}
+
+/* The end of a test: a state that destroys without sending. */
+static void dup_done(struct cm_id_priv *priv)
+{
+	set_state(priv, IB_CM_IDLE);
+}
+
+/*
+ * Duplicates, as the in-tree CM counts them: a DREQ for a connection we do
+ * not have (any more), or one we are answering or have answered; an RTU
+ * after the connection was established by its first receive; a REP we have
+ * answered; an MRA for a request already MRAed; a REQ we hold an id for.
+ * The first of each is no duplicate.
+ */
+static void ibcm_count_dup_dreq(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_id_priv *priv = dup_id(test, fd, IB_CM_ESTABLISHED);
+
+	feed(test, fd, NULL, case_dreq);		/* no such connection */
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_RX_DUP, CM_DREQ_ATTR_ID), 1);
+	feed(test, fd, priv, case_dreq);		/* the first */
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_DREQ_RCVD);
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_RX_DUP, CM_DREQ_ATTR_ID), 1);
+	feed(test, fd, priv, case_dreq);		/* not answered yet */
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_RX_DUP, CM_DREQ_ATTR_ID), 2);
+	set_state(priv, IB_CM_TIMEWAIT);
+	feed(test, fd, priv, case_dreq);		/* our DREP was lost */
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_RX_DUP, CM_DREQ_ATTR_ID), 3);
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_RX, CM_DREQ_ATTR_ID), 4);
+	dup_done(priv);
+}
+
+static void ibcm_count_dup_rtu(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_id_priv *priv = dup_id(test, fd, IB_CM_REP_SENT);
+
+	feed(test, fd, priv, case_rtu);			/* the first */
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_RX_DUP, CM_RTU_ATTR_ID), 0);
+	feed(test, fd, priv, case_rtu);
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_RX_DUP, CM_RTU_ATTR_ID), 1);
+	priv->id.remote_id = cpu_to_be32(0x99);		/* not from our peer */
+	feed(test, fd, priv, case_rtu);
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_RX_DUP, CM_RTU_ATTR_ID), 1);
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_RX, CM_RTU_ATTR_ID), 3);
+	dup_done(priv);
+}
+
+static void ibcm_count_dup_rep(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_id_priv *priv = dup_id(test, fd, IB_CM_ESTABLISHED);
+
+	feed(test, fd, priv, case_rep);		/* our RTU was lost */
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_RX_DUP, CM_REP_ATTR_ID), 1);
+	priv->id.remote_id = cpu_to_be32(0x99);
+	feed(test, fd, priv, case_rep);		/* not from our peer */
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_RX_DUP, CM_REP_ATTR_ID), 1);
+	dup_done(priv);
+}
+
+static void ibcm_count_dup_mra(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_id_priv *priv = dup_id(test, fd, IB_CM_REQ_SENT);
+
+	priv->id.remote_id = 0;			/* no REP yet */
+	feed(test, fd, priv, case_mra);		/* the first */
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_MRA_REQ_RCVD);
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_RX_DUP, CM_MRA_ATTR_ID), 0);
+	feed(test, fd, priv, case_mra);
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_RX_DUP, CM_MRA_ATTR_ID), 1);
+	dup_done(priv);
+}
+
+static void ibcm_count_dup_req(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_id_priv *priv = dup_id(test, fd, IB_CM_REQ_RCVD);
+	struct cm_id_priv *cur = cm_insert_remote_id(priv);
+
+	KUNIT_ASSERT_NULL(test, cur);
+	feed(test, fd, NULL, case_req);		/* the same REQ again */
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_RX_DUP, CM_REQ_ATTR_ID), 1);
+	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_RX, CM_REQ_ATTR_ID), 1);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_REQ_RCVD);
+	dup_done(priv);
+}
+
 static struct kunit_case ibcm_msg_cases[] = {
 	KUNIT_CASE_PARAM(ibcm_msg_round_trip, rt_gen_params),
 	KUNIT_CASE(ibcm_msg_req_fields),
@@ -1445,13 +1696,30 @@ static struct kunit_suite ibcm_conn_suite = {
 	.test_cases = ibcm_conn_cases,
 };
 
+static struct kunit_case ibcm_count_cases[] = {
+	KUNIT_CASE_PARAM(ibcm_count_rx, rt_gen_params),
+	KUNIT_CASE(ibcm_count_rx_unknown_attr),
+	KUNIT_CASE_PARAM(ibcm_count_sent, sent_gen_params),
+	KUNIT_CASE(ibcm_count_dup_dreq),
+	KUNIT_CASE(ibcm_count_dup_rtu),
+	KUNIT_CASE(ibcm_count_dup_rep),
+	KUNIT_CASE(ibcm_count_dup_mra),
+	KUNIT_CASE(ibcm_count_dup_req),
+	{}
+};
+
+static struct kunit_suite ibcm_count_suite = {
+	.name = "ib_cm_count",
+	.test_cases = ibcm_count_cases,
+};
+
 static struct kunit_suite ibcm_id_suite = {
 	.name = "ib_cm_id",
 	.test_cases = ibcm_id_cases,
 };
 
 kunit_test_suites(&ibcm_msg_suite, &ibcm_recv_suite, &ibcm_id_suite,
-		  &ibcm_conn_suite);
+		  &ibcm_conn_suite, &ibcm_count_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the openrdma-cm ib_cm");
 MODULE_LICENSE("GPL");
