@@ -3,7 +3,7 @@
 # Boot the UML test VM with one RDMA stack and run the tests in it.
 #
 #   tools/vm/run.sh [--stack ours|stock] [--demo] [--no-kunit] [--e2e 'glob ...']
-#                   [--no-e2e] [--timeout SECONDS] [--quiet]
+#                   [--e2e-skip 'glob ...'] [--no-e2e] [--timeout SECONDS] [--quiet]
 #
 #   --stack stock   in-tree ib_core, ib_uverbs, iw_cm, ib_cm, rdma_cm, rdma_ucm,
 #                   siw, rdma_rxe from the UML modroot
@@ -12,6 +12,7 @@
 #                   (default)
 #   --demo          run tools/vm/demo-guest.sh instead of the tests
 #   --e2e GLOBS     only the tests/e2e scripts whose names match (default: all)
+#   --e2e-skip GLOBS  none of the scripts whose names match (after --e2e)
 #   --kunit GLOBS   only the tests/kunit modules whose names match (default: all)
 #   --e2e-dir DIR   take the scripts from DIR (relative to the repository;
 #                   default tests/e2e), e.g. tests/interop
@@ -35,6 +36,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 stack=ours mode=test kunit=1 kunit_globs='*' e2e_globs='*' e2e_dir=tests/e2e vm_timeout='' quiet=0
+e2e_skip=
 siw=patched
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -44,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--kunit) kunit_globs=$2; shift ;;
 	--e2e) e2e_globs=$2; shift ;;
 	--no-e2e) e2e_globs='' ;;
+	--e2e-skip) e2e_skip=$2; shift ;;
 	--e2e-dir) e2e_dir=$2; shift ;;
 	--timeout) vm_timeout=$2; shift ;;
 	--quiet) quiet=1 ;;
@@ -64,9 +67,14 @@ if [ "$mode" = test ] && [ -n "$e2e_globs" ]; then
 		[ -f "$f" ] || continue
 		t=$(basename "$f" .sh)
 		set -f # the globs match test names, not files here
+		skip=0
+		for g in $e2e_skip; do
+			# shellcheck disable=SC2053 # glob match on purpose
+			if [[ $t == $g ]]; then skip=1; break; fi
+		done
 		for g in $e2e_globs; do
 			# shellcheck disable=SC2053 # glob match on purpose
-			if [[ $t == $g ]]; then e2e_list="$e2e_list $t"; break; fi
+			if [ $skip = 0 ] && [[ $t == $g ]]; then e2e_list="$e2e_list $t"; break; fi
 		done
 		set +f
 	done
