@@ -61,10 +61,15 @@ static int cma_check_private_data(struct rdma_id_private *id_priv,
 
 	if (len && !data)
 		return -EINVAL;
+	/* AF_IB requests carry no rdma_cm header: all of it is theirs. */
+	if (op == CMA_PD_CONNECT && !cma_is_iw(id_priv) &&
+	    !cma_ib_hdr_len(id_priv))
+		max = CMA_IB_REQ_PD_MAX;
 	/* UD ids carry theirs in SIDR_REQ and SIDR_REP. */
 	if (cma_is_ib(id_priv) && id_priv->id.qp_type == IB_QPT_UD)
 		max = op == CMA_PD_CONNECT ?
-		      CMA_UD_REQ_PD_MAX - CMA_IB_HDR_LEN : CMA_UD_REP_PD_MAX;
+		      CMA_UD_REQ_PD_MAX - cma_ib_hdr_len(id_priv) :
+		      CMA_UD_REP_PD_MAX;
 	if (len > max)
 		return -EINVAL;
 	return 0;

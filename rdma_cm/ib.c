@@ -41,7 +41,8 @@ static int cma_ib_handler(struct ib_cm_id *cm_id,
 /* What a request asks of a listener. */
 struct cma_ib_req_key {
 	struct ib_device	*device;
-	const struct sockaddr	*local;
+	const struct sockaddr	*local;	/* family AF_IB: an AF_IB request */
+	u32			port;
 	bool			ud;
 };
 
@@ -55,6 +56,11 @@ static bool cma_ib_listener_ok(struct rdma_id_private *id_priv, void *arg)
 		return false;
 	/* A bound owner's device is stable while it is in the port space. */
 	if (id_priv->id.device && id_priv->id.device != key->device)
+		return false;
+	/* As in-tree, an AF_IB request needs an AF_IB listener of its port. */
+	if (key->local->sa_family == AF_IB &&
+	    (cma_src_addr(id_priv)->sa_family != AF_IB ||
+	     (id_priv->id.port_num && id_priv->id.port_num != key->port)))
 		return false;
 	return cma_ib_listen_match(cma_src_addr(id_priv),
 				   READ_ONCE(id_priv->afonly), key->local);
@@ -184,11 +190,23 @@ static int cma_ib_req_setup(struct rdma_id_private *conn_id,
 	struct rdma_dev_addr *dev_addr = &conn_id->id.route.addr.dev_addr;
 	const struct ib_cm_req_event_param *req;
 	const u8 *pd = ib_ev->private_data;
+	u8 hdr_len = cma_ib_hdr_len(listen_id);
 	bool roce;
 	int ret;
 
 	dev_addr->bound_dev_if = ifindex;
-	ret = cma_addr_translate(cma_src_addr(conn_id), dev_addr);
+	if (cma_src_addr(conn_id)->sa_family == AF_IB) {
+		/*
+		 * As in-tree: a SIDR_REQ to a wildcard AF_IB listener has no
+		 * source GID to take, and is refused.
+		 */
+		if (cma_any_addr(cma_src_addr(conn_id)))
+			return -ENODEV;
+		cma_afib_translate((void *)cma_src_addr(conn_id), dev_addr);
+		ret = 0;
+	} else {
+		ret = cma_addr_translate(cma_src_addr(conn_id), dev_addr);
+	}
 	/* Native IB without an IPoIB address to go by: device and GID only. */
 	if (ret && ifindex)
 		return ret;
@@ -211,9 +229,9 @@ static int cma_ib_req_setup(struct rdma_id_private *conn_id,
 	if (ib_ev->event == IB_CM_SIDR_REQ_RECEIVED) {
 		ib_addr_set_pkey(dev_addr, roce ? 0xffff :
 				 ib_ev->param.sidr_req_rcvd.pkey);
-		ev->param.ud.private_data = pd + CMA_IB_HDR_LEN;
+		ev->param.ud.private_data = pd + hdr_len;
 		ev->param.ud.private_data_len =
-			IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE - CMA_IB_HDR_LEN;
+			IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE - hdr_len;
 		return 0;
 	}
 
@@ -223,9 +241,11 @@ static int cma_ib_req_setup(struct rdma_id_private *conn_id,
 	ret = cma_ib_req_route(conn_id, req);
 	if (ret)
 		return ret;
-	ev->param.conn.private_data = pd + CMA_IB_HDR_LEN;
+	if (cma_src_addr(conn_id)->sa_family == AF_IB)
+		rdma_addr_set_dgid(dev_addr, &req->primary_path->dgid);
+	ev->param.conn.private_data = pd + hdr_len;
 	ev->param.conn.private_data_len =
-		IB_CM_REQ_PRIVATE_DATA_SIZE - CMA_IB_HDR_LEN;
+		IB_CM_REQ_PRIVATE_DATA_SIZE - hdr_len;
 	ev->param.conn.responder_resources = req->responder_resources;
 	ev->param.conn.initiator_depth = req->initiator_depth;
 	ev->param.conn.flow_control = req->flow_control;
@@ -275,17 +295,25 @@ static int cma_ib_req(struct ib_cm_id *cm_id, const struct ib_cm_event *ib_ev)
 			       ud ? IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE :
 				    IB_CM_REQ_PRIVATE_DATA_SIZE,
 			       sid, &local, &remote);
-	if (ret) {
+	if (ret && ret != -EAFNOSUPPORT) {
 		cma_ib_req_dropped();
 		return ret;
 	}
-
-	net = cma_ib_req_net(cm_id->device, port, sgid_attr, ib_ev,
-			     (struct sockaddr *)&local, &ifindex);
-	if (!net)
-		return -ENODEV;
+	if (ret) {
+		/* An AF_IB id's request: looked up in the initial namespace. */
+		memset(&local, 0, sizeof(local));
+		local.ss_family = AF_IB;
+		net = get_net(&init_net);
+		ifindex = 0;
+	} else {
+		net = cma_ib_req_net(cm_id->device, port, sgid_attr, ib_ev,
+				     (struct sockaddr *)&local, &ifindex);
+		if (!net)
+			return -ENODEV;
+	}
 	key.device = cm_id->device;
 	key.local = (struct sockaddr *)&local;
+	key.port = port;
 	key.ud = ud;
 	listen_id = cma_ib_find_listener(net, sid, &key);
 	if (!listen_id) {
@@ -313,8 +341,14 @@ static int cma_ib_req(struct ib_cm_id *cm_id, const struct ib_cm_event *ib_ev)
 	}
 	mutex_lock_nested(&conn_id->handler_mutex, SINGLE_DEPTH_NESTING);
 	conn_id->state = RDMA_CM_CONNECT;
-	memcpy(cma_src_addr(conn_id), &local, sizeof(local));
-	memcpy(cma_dst_addr(conn_id), &remote, sizeof(remote));
+	/* As in-tree, the listener's family says how to read the request. */
+	if (cma_src_addr(listen_id)->sa_family == AF_IB) {
+		cma_afib_req_addrs(conn_id, (void *)cma_src_addr(listen_id),
+				   ud ? NULL : ib_ev->param.req_rcvd.primary_path);
+	} else {
+		memcpy(cma_src_addr(conn_id), &local, sizeof(local));
+		memcpy(cma_dst_addr(conn_id), &remote, sizeof(remote));
+	}
 	ret = cma_ib_req_setup(conn_id, listen_id, ib_ev, port, sgid_attr,
 			       ifindex, &ev);
 	if (ret)

@@ -52,8 +52,9 @@ u8 *cma_ib_req_pdata(struct rdma_id_private *id_priv,
 /*
  * Parse the header of request private data @pd (@len bytes) for service id
  * @sid: @local gets the destination IP with the port of @sid, @remote the
- * source IP and port. -EINVAL when @len is short, the version or the IP
- * version is unknown.
+ * source IP and port. -EINVAL when @len is short or the version is
+ * unknown; -EAFNOSUPPORT when the IP version is neither 4 nor 6, which is
+ * how the in-tree CM tells the request of an AF_IB id (it has no header).
  */
 int cma_ib_hdr_parse(const void *pd, size_t len, __be64 sid,
 		     struct sockaddr_storage *local,
@@ -67,7 +68,9 @@ __be16 cma_ib_sid_port(__be64 sid);
 /*
  * Does a listener bound to @listen (afonly as given) take a request for the
  * local address @dst? Wildcards take their family, and an IPv6 wildcard
- * that is not afonly takes IPv4 too; a specific address takes itself.
+ * that is not afonly takes IPv4 too; a specific address takes itself. As
+ * in-tree, an AF_IB listener takes any request, an IP listener no AF_IB
+ * one (@dst of family AF_IB).
  */
 bool cma_ib_listen_match(const struct sockaddr *listen, bool afonly,
 			 const struct sockaddr *dst);
@@ -125,6 +128,40 @@ int cma_ib_resolve_route(struct rdma_id_private *id_priv,
 void cma_ib_cancel_route(struct rdma_id_private *id_priv);
 void cma_sa_init(void);
 void cma_sa_exit(void);
+
+/* AF_IB addresses (afib.c). */
+struct sockaddr_ib;
+/*
+ * The port space a bind of an @id_ps id to @sib takes (0: none, which
+ * binding refuses with -EPROTONOSUPPORT); rewrites @sib's service id and
+ * mask to that space's prefix and the port.
+ */
+enum rdma_ucm_port_space cma_afib_select_ps(enum rdma_ucm_port_space id_ps,
+					    struct sockaddr_ib *sib);
+/* The device address of source @sib: IB link layer, its GID and P_Key. */
+void cma_afib_translate(const struct sockaddr_ib *sib,
+			struct rdma_dev_addr *dev_addr);
+/*
+ * Whether an InfiniBand port holds the id's source GID (-ENODEV if not);
+ * with @attach, bind the id to it (and its GID entry) unless it is bound.
+ */
+int cma_afib_bind_dev(struct rdma_id_private *id_priv, bool attach);
+/*
+ * rdma_resolve_addr() of an AF_IB destination, the id in ADDR_QUERY:
+ * bind a port if the id has none, set the destination GID, and queue
+ * ADDR_RESOLVED. Errors are synchronous (-ENODEV: no port reaches it).
+ */
+int cma_afib_resolve_addr(struct rdma_id_private *id_priv);
+/*
+ * The addresses of the new id of an AF_IB request: from the REQ's primary
+ * @path, or for a SIDR_REQ (@path NULL) the listener's own (@listen) and
+ * an unspecified destination.
+ */
+void cma_afib_req_addrs(struct rdma_id_private *conn_id,
+			const struct sockaddr_ib *listen,
+			const struct sa_path_rec *path);
+/* Bytes of rdma_cm header in the requests of @id_priv: none for AF_IB. */
+u8 cma_ib_hdr_len(struct rdma_id_private *id_priv);
 
 /* UD ids (ud.c). */
 int cma_ud_set_qkey(struct rdma_id_private *id_priv, u32 qkey);

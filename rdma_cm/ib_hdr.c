@@ -50,32 +50,53 @@ int cma_ib_hdr_encode(struct cma_ib_hdr *hdr, const struct sockaddr *src,
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_ib_hdr_encode);
 
+u8 cma_ib_hdr_len(struct rdma_id_private *id_priv)
+{
+	return cma_src_addr(id_priv)->sa_family == AF_IB ? 0 : CMA_IB_HDR_LEN;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ib_hdr_len);
+
 /*
  * The private data of a REQ or SIDR_REQ: the rdma_cm header of @id_priv's
- * addresses, then the consumer's data. A kmalloc'ed buffer of *@len bytes
- * (the caller frees it), or an ERR_PTR.
+ * addresses (none for AF_IB: only its version byte, over the consumer's
+ * first), then the consumer's data. A kmalloc'ed
+ * buffer of *@len bytes (the caller frees it), NULL when that is 0, or an
+ * ERR_PTR.
  */
 u8 *cma_ib_req_pdata(struct rdma_id_private *id_priv,
 		     const struct rdma_conn_param *conn_param, u8 *len)
 {
+	u8 hdr_len = cma_ib_hdr_len(id_priv);
 	u8 *pd;
 	int ret;
 
-	*len = CMA_IB_HDR_LEN + conn_param->private_data_len;
+	*len = hdr_len + conn_param->private_data_len;
+	if (!*len)
+		return NULL;
 	pd = kzalloc(*len, GFP_KERNEL);
 	if (!pd)
 		return ERR_PTR(-ENOMEM);
-	ret = cma_ib_hdr_encode((struct cma_ib_hdr *)pd, cma_src_addr(id_priv),
-				cma_dst_addr(id_priv));
-	if (ret) {
-		kfree(pd);
-		return ERR_PTR(ret);
+	if (hdr_len) {
+		ret = cma_ib_hdr_encode((struct cma_ib_hdr *)pd,
+					cma_src_addr(id_priv),
+					cma_dst_addr(id_priv));
+		if (ret) {
+			kfree(pd);
+			return ERR_PTR(ret);
+		}
 	}
 	if (conn_param->private_data_len)
-		memcpy(pd + CMA_IB_HDR_LEN, conn_param->private_data,
+		memcpy(pd + hdr_len, conn_param->private_data,
 		       conn_param->private_data_len);
+	/*
+	 * As in-tree, whose header writer always stamps the version: an AF_IB
+	 * request's first byte of private data goes out as 0.
+	 */
+	if (!hdr_len)
+		pd[0] = CMA_IB_HDR_VERSION;
 	return pd;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ib_req_pdata);
 
 static void cma_ib_hdr_get_ip(struct sockaddr_storage *ss, int v,
 			      const union cma_ib_hdr_ip *ip, __be16 port)
@@ -107,9 +128,10 @@ int cma_ib_hdr_parse(const void *pd, size_t len, __be64 sid,
 	memcpy(&hdr, pd, sizeof(hdr));
 	if (hdr.version != CMA_IB_HDR_VERSION)
 		return -EINVAL;
+	/* As in-tree: no IP version is a request of an AF_IB id. */
 	v = hdr.ip_version >> 4;
 	if (v != 4 && v != 6)
-		return -EINVAL;
+		return -EAFNOSUPPORT;
 	cma_ib_hdr_get_ip(local, v, &hdr.dst, cma_ib_sid_port(sid));
 	cma_ib_hdr_get_ip(remote, v, &hdr.src, hdr.port);
 	return 0;
@@ -140,6 +162,11 @@ bool cma_ib_listen_match(const struct sockaddr *listen, bool afonly,
 	const struct sockaddr_in6 *l6 = (const struct sockaddr_in6 *)listen;
 	const struct sockaddr_in6 *d6 = (const struct sockaddr_in6 *)dst;
 
+	/* As in-tree, an AF_IB listener takes every request of its port. */
+	if (listen->sa_family == AF_IB)
+		return true;
+	if (dst->sa_family == AF_IB)
+		return false;
 	if (cma_any_addr(listen)) {
 		if (listen->sa_family == dst->sa_family)
 			return true;

@@ -93,6 +93,10 @@ int cma_listen_on_dev(struct rdma_id_private *id_priv,
 	if (!port ||
 	    cma_iw_port_out_of_net(cma_dev->device, port, cma_net(id_priv)))
 		return 0;
+	/* As in-tree, an AF_IB listener skips devices without an IB CM. */
+	if (cma_src_addr(id_priv)->sa_family == AF_IB &&
+	    !rdma_cap_ib_cm(cma_dev->device, port))
+		return 0;
 
 	child = cma_id_alloc(cma_net(id_priv), id_priv->id.event_handler,
 			     id_priv->id.context, id_priv->id.ps,

@@ -37,6 +37,7 @@
 #include <net/netns/generic.h>
 
 #include "cma_priv.h"
+#include "ib.h"
 #include "ps.h"
 
 enum {
@@ -267,11 +268,16 @@ VISIBLE_IF_KUNIT int cma_ps_bind_table(struct cma_ps_net *pn,
 				       struct rdma_id_private *id_priv,
 				       const struct cma_ps_policy *pol)
 {
+	enum rdma_ucm_port_space ps = id_priv->id.ps;
 	struct xarray *map;
 	int idx, ret;
 	u16 port;
 
-	idx = cma_ps_index(id_priv->id.ps);
+	/* An AF_IB id's service id names its port space (afib.c). */
+	if (cma_src_addr(id_priv)->sa_family == AF_IB)
+		ps = cma_afib_select_ps(ps, (struct sockaddr_ib *)
+					    cma_src_addr(id_priv));
+	idx = cma_ps_index(ps);
 	if (idx < 0)
 		return -EPROTONOSUPPORT;
 	map = &pn->map[idx];
@@ -303,6 +309,11 @@ int cma_ps_bind(struct rdma_id_private *id_priv)
 	u16 port;
 
 	if (cma_ps_index(id_priv->id.ps) < 0)
+		return -EPROTONOSUPPORT;
+	/* Before reading the port: an AF_IB service id is rewritten there. */
+	if (cma_src_addr(id_priv)->sa_family == AF_IB &&
+	    !cma_afib_select_ps(id_priv->id.ps, (struct sockaddr_ib *)
+						cma_src_addr(id_priv)))
 		return -EPROTONOSUPPORT;
 
 	inet_get_local_port_range(net, &pol.low, &pol.high);

@@ -26,7 +26,13 @@ static bool cma_has_dev_addr(const struct sockaddr *addr)
 
 static bool cma_family_ok(const struct sockaddr *addr)
 {
-	return addr->sa_family == AF_INET || addr->sa_family == AF_INET6;
+	return addr->sa_family == AF_INET || addr->sa_family == AF_INET6 ||
+	       addr->sa_family == AF_IB;
+}
+
+static bool cma_afib(const struct sockaddr *addr)
+{
+	return addr->sa_family == AF_IB;
 }
 
 /* Default afonly of an id bound to @addr, unless the consumer set it. */
@@ -70,7 +76,13 @@ static int cma_bind_addr_dst(struct rdma_id_private *id_priv,
 	if (dst)
 		memcpy(id_dst, dst, cma_addr_len(dst));
 	id_dst->sa_family = addr->sa_family;
-	if (cma_has_dev_addr(addr)) {
+	if (cma_has_dev_addr(addr) && cma_afib(addr)) {
+		/* A GID: the IB port that has it (afib.c), no resolution. */
+		cma_afib_translate((struct sockaddr_ib *)addr, dev_addr);
+		ret = cma_afib_bind_dev(id_priv, false);
+		if (ret)
+			goto err_state;
+	} else if (cma_has_dev_addr(addr)) {
 		ret = cma_addr_translate(addr, dev_addr);
 		if (ret)
 			goto err_state;
@@ -83,7 +95,8 @@ static int cma_bind_addr_dst(struct rdma_id_private *id_priv,
 
 	/* Last, as binding to a device cannot be undone quietly (restrack). */
 	if (cma_has_dev_addr(addr)) {
-		ret = cma_acquire_dev_by_addr(id_priv);
+		ret = cma_afib(addr) ? cma_afib_bind_dev(id_priv, true) :
+				       cma_acquire_dev_by_addr(id_priv);
 		if (ret)
 			goto err_unbind;
 	}
@@ -120,6 +133,10 @@ static int cma_bind_for_resolve(struct rdma_id_private *id_priv,
 
 		if (ipv6_addr_type(&d6->sin6_addr) & IPV6_ADDR_LINKLOCAL)
 			a6->sin6_scope_id = d6->sin6_scope_id;
+	} else if (cma_afib(dst)) {
+		/* As in-tree: the destination's P_Key is the source's. */
+		((struct sockaddr_ib *)&any)->sib_pkey =
+			((const struct sockaddr_ib *)dst)->sib_pkey;
 	}
 	return cma_bind_addr_dst(id_priv, (struct sockaddr *)&any, dst);
 }
@@ -226,6 +243,14 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	memset(cma_dst_addr(id_priv), 0, sizeof(id->route.addr.dst_addr));
 	memcpy(cma_dst_addr(id_priv), dst_addr, len);
 	id_priv->timeout_ms = timeout_ms;
+
+	/* A GID is resolved without ARP; the event comes from cma_wq. */
+	if (cma_afib(dst_addr)) {
+		ret = cma_afib_resolve_addr(id_priv);
+		if (ret)
+			goto err_query;
+		return 0;
+	}
 
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r) {

@@ -12,6 +12,7 @@
 
 #include <kunit/visibility.h>
 #include <linux/slab.h>
+#include <rdma/ib.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_sa.h>
@@ -92,6 +93,12 @@ int cma_ib_resolve_route(struct rdma_id_private *id_priv,
 	tos_set = id_priv->tos_set;
 	tos = id_priv->tos;
 	mutex_unlock(&id_priv->qp_mutex);
+	/* As in-tree, AF_IB asks for the traffic class of its flow info. */
+	if (cma_src_addr(id_priv)->sa_family == AF_IB) {
+		tos_set = true;
+		tos = be32_to_cpu(((struct sockaddr_ib *)
+				   cma_src_addr(id_priv))->sib_flowinfo) >> 20;
+	}
 	cma_ib_path_query(&query, &mask, &route->addr.dev_addr,
 			  rdma_get_service_id(&id_priv->id,
 					      cma_dst_addr(id_priv)),

@@ -11,6 +11,10 @@
 #     through the SA (MCMemberRecord), 3 messages received;
 #   - rping: an RC connection (REQ/REP/RTU with the SA's path: LIDs, MTU)
 #     between the IPoIB addresses, 3 verified pings, over softib's RC;
+#   - AF_IB (softib-afib.bash): bind/resolve with struct sockaddr_ib, RC
+#     connections between the GIDs (the SA's route, then rdma_set_ib_path()
+#     from userspace), and librdmacm's AF_IB probe (mckey -o joins
+#     send-only); transcripts compared with the in-tree CM's;
 #   - SA load: 20 UD ids from ib1 resolve routes to one destination and
 #     service; the SA PathRecord queries that reach the SA's port (opensm
 #     runs on ib0) are counted on the wire (softib-madcount.py on vA). The
@@ -21,11 +25,13 @@
 #   - IPoIB connected mode: IPoIB's own ib_cm client connects RC QPs on
 #     an SRQ, MTU 65520, 65000-byte pings (DF) cross them; back in
 #     datagram mode the connections are torn down (see below).
-# orcm-timeout: 240
+# orcm-timeout: 300
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
 # shellcheck source=tests/e2e/softib-lib.bash
 . "$(dirname "$0")/softib-lib.bash"
+# shellcheck source=tests/e2e/softib-afib.bash
+. "$(dirname "$0")/softib-afib.bash"
 sib_load
 sib_subnet_up
 sib_ipoib_up
@@ -61,6 +67,10 @@ say "ok: mckey over IB, a send-only sender and a full member, after $i sender ru
 # rping: RC through ib_cm with an IB path record; the server in netns B.
 rping_pair sib-rping "$NS_B" "$SIB_IP1" - "$SIB_IP1" 7321
 say "ok: rping over IPoIB addresses (RC over softib), 3 verified pings"
+
+t0=$SECONDS
+afib_tests
+say "AF_IB block: $((SECONDS - t0)) s ($ORCM_STACK)"
 
 # SA load: the udaddy client in netns B (ib1: its SA queries cross the
 # link to opensm on ib0), the server here; PathRecord queries counted on vA.

@@ -22,6 +22,7 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <net/net_namespace.h>
+#include <rdma/ib.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/iw_cm.h>
 #include <rdma/rdma_cm.h>
@@ -766,6 +767,56 @@ static void cmk_test_accept_fails(struct kunit *test)
 	rdma_destroy_id(parent);
 }
 
+/*
+ * AF_IB on an iWARP device, where the in-tree CM refuses it: a GID binds
+ * InfiniBand ports only (-ENODEV, the id stays IDLE), a destination GID
+ * finds no port with AF_IB addressing (-ENODEV, no event), and a wildcard
+ * AF_IB listener skips a device without an IB CM (no iw_cm listen) where
+ * an IPv4 one listens on it.
+ */
+static void cmk_test_afib_iwarp(struct kunit *test)
+{
+	struct cmk_consumer *c = cmk_consumer(test);
+	struct mock_dev *mock = mock_register(test, init_net.loopback_dev);
+	struct sockaddr_ib sib = {
+		.sib_family = AF_IB,
+		.sib_pkey = htons(0xffff),
+		.sib_sid_mask = cpu_to_be64(U64_MAX),
+	};
+	struct rdma_cm_id *id, *wild, *wild4;
+	struct sockaddr_in any;
+
+	sib.sib_addr.sib_raw[0] = 0xfe;
+	sib.sib_addr.sib_raw[1] = 0x80;
+	sib.sib_addr.sib_raw[15] = 1;
+	sib.sib_sid = cpu_to_be64(RDMA_IB_IP_PS_TCP | cmk_port());
+	id = cmk_create(test, c);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&sib),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, cma_state(to_id_priv(id)), RDMA_CM_IDLE);
+	KUNIT_EXPECT_NULL(test, id->device);
+
+	KUNIT_EXPECT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&sib, 2000),
+			-ENODEV);
+	KUNIT_EXPECT_NULL(test, id->device);
+	KUNIT_EXPECT_EQ(test, cma_state(to_id_priv(id)), RDMA_CM_ADDR_BOUND);
+
+	wild = cmk_create(test, c);
+	memset(&sib.sib_addr, 0, sizeof(sib.sib_addr));
+	KUNIT_ASSERT_EQ(test, 0, rdma_bind_addr(wild, (struct sockaddr *)&sib));
+	KUNIT_EXPECT_EQ(test, rdma_listen(wild, 4), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mock->n_listen), 0);
+
+	wild4 = cmk_create(test, c);
+	set_sin(&any, 0, cmk_port());
+	KUNIT_ASSERT_EQ(test, 0, rdma_bind_addr(wild4, (struct sockaddr *)&any));
+	KUNIT_EXPECT_EQ(test, rdma_listen(wild4, 4), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mock->n_listen), 1);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, n_ev(c, RDMA_CM_EVENT_ADDR_RESOLVED), 0);
+}
+
 static struct kunit_case cma_dev_cases[] = {
 	KUNIT_CASE_PARAM(cmk_test_removal, removal_gen_params),
 	KUNIT_CASE(cmk_test_loopback_first_active),
@@ -774,6 +825,7 @@ static struct kunit_case cma_dev_cases[] = {
 	KUNIT_CASE(cmk_test_listener_destroy_vs_removal),
 	KUNIT_CASE(cmk_test_accept_fails),
 	KUNIT_CASE(cmk_test_attach_live),
+	KUNIT_CASE(cmk_test_afib_iwarp),
 	{}
 };
 

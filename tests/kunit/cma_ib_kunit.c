@@ -3,8 +3,10 @@
  * KUnit tests of the IB/RoCE half of rdma_cm that need no device: the
  * rdma_cm header of REQ private data (encode, parse, malformed input),
  * service ids of port spaces, the RoCE path record, which listener
- * address takes a request, the SA path query of an IB route, and
- * malformed requests on a listening cm_id (refused and counted).
+ * address takes a request, the SA path query of an IB route,
+ * malformed requests on a listening cm_id (refused and counted), and AF_IB
+ * addresses (port spaces of service ids, private data without a header,
+ * the addresses of a request's new id).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,6 +16,7 @@
 #include <linux/in6.h>
 #include <linux/inet.h>
 #include <linux/module.h>
+#include <rdma/ib.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_user_cm.h>
@@ -120,13 +123,16 @@ static void cik_hdr_bad(struct kunit *test)
 	buf[0] = 1;		/* unknown version */
 	KUNIT_EXPECT_EQ(test, -EINVAL, cma_ib_hdr_parse(buf, sizeof(buf), sid,
 							&local, &remote));
+	/* Version 0 without an IP version: an AF_IB id's request (in-tree). */
 	buf[0] = 0;
 	buf[1] = 0x50;		/* IP version 5 */
-	KUNIT_EXPECT_EQ(test, -EINVAL, cma_ib_hdr_parse(buf, sizeof(buf), sid,
-							&local, &remote));
+	KUNIT_EXPECT_EQ(test, -EAFNOSUPPORT,
+			cma_ib_hdr_parse(buf, sizeof(buf), sid, &local,
+					 &remote));
 	buf[1] = 0;
-	KUNIT_EXPECT_EQ(test, -EINVAL, cma_ib_hdr_parse(buf, sizeof(buf), sid,
-							&local, &remote));
+	KUNIT_EXPECT_EQ(test, -EAFNOSUPPORT,
+			cma_ib_hdr_parse(buf, sizeof(buf), sid, &local,
+					 &remote));
 }
 
 /* Service id = port space << 16 | port, and back. */
@@ -207,6 +213,7 @@ static void cik_listen_match(struct kunit *test)
 	struct sockaddr_in b = cik_in4("198.18.2.2", 7000);
 	struct sockaddr_in6 any6 = { .sin6_family = AF_INET6 };
 	struct sockaddr_in6 x6 = cik_in6(1, 7000), y6 = cik_in6(2, 7000);
+	struct sockaddr ib = { .sa_family = AF_IB };
 
 	KUNIT_EXPECT_TRUE(test, cma_ib_listen_match((void *)&any4, 1, (void *)&a));
 	KUNIT_EXPECT_FALSE(test, cma_ib_listen_match((void *)&any4, 0, (void *)&x6));
@@ -218,6 +225,11 @@ static void cik_listen_match(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, cma_ib_listen_match((void *)&x6, 0, (void *)&x6));
 	KUNIT_EXPECT_FALSE(test, cma_ib_listen_match((void *)&x6, 0, (void *)&y6));
 	KUNIT_EXPECT_FALSE(test, cma_ib_listen_match((void *)&x6, 0, (void *)&a));
+	/* As in-tree: AF_IB listeners take any request, IP ones no AF_IB. */
+	KUNIT_EXPECT_TRUE(test, cma_ib_listen_match(&ib, 1, (void *)&a));
+	KUNIT_EXPECT_TRUE(test, cma_ib_listen_match(&ib, 0, &ib));
+	KUNIT_EXPECT_FALSE(test, cma_ib_listen_match((void *)&any4, 0, &ib));
+	KUNIT_EXPECT_FALSE(test, cma_ib_listen_match((void *)&any6, 0, &ib));
 }
 
 /* The SA path query of an IPoIB-resolved address. */
@@ -284,7 +296,8 @@ static void cik_bad_requests(struct kunit *test)
 	ev.param.req_rcvd.primary_path = &path;
 	ev.private_data = NULL;				/* no data */
 	KUNIT_EXPECT_NE(test, 0, cma_ib_listen_handler(&cm_id, &ev));
-	ev.private_data = pd;				/* version 0, IP 0 */
+	/* Version 0, IP 0: an AF_IB request, refused: no AF_IB listener. */
+	ev.private_data = pd;
 	KUNIT_EXPECT_NE(test, 0, cma_ib_listen_handler(&cm_id, &ev));
 	KUNIT_ASSERT_EQ(test, 0, cma_ib_hdr_encode((void *)pd, (void *)&a,
 						   (void *)&a));
@@ -302,13 +315,221 @@ static void cik_bad_requests(struct kunit *test)
 	ev.param.sidr_req_rcvd.port = 1;
 	ev.param.sidr_req_rcvd.service_id = cm_id.service_id;
 	ev.private_data = pd;
-	pd[1] = 0x50;					/* IP version 5 */
+	pd[0] = 3;					/* unknown version */
 	KUNIT_EXPECT_NE(test, 0, cma_ib_listen_handler(&cm_id, &ev));
 
-	KUNIT_EXPECT_EQ(test, cma_ib_req_dropped_count() - before, 6);
+	/* Malformed ones only: an AF_IB request is no malformed one. */
+	KUNIT_EXPECT_EQ(test, cma_ib_req_dropped_count() - before, 5);
 	/* Other events on a listening cm_id are ignored. */
 	ev.event = IB_CM_TIMEWAIT_EXIT;
 	KUNIT_EXPECT_EQ(test, 0, cma_ib_listen_handler(&cm_id, &ev));
+}
+
+/*
+ * AF_IB service ids: the port space a bind takes and the service id and
+ * mask it leaves. The expectations are what the in-tree CM answered to
+ * rdma_bind_addr() through librdmacm (tests/e2e/softib-afib.bash, the
+ * "check" lines of the stock VM); the first is librdmacm's AF_IB probe.
+ */
+struct cik_ps_case {
+	const char			*name;
+	enum rdma_ucm_port_space	id_ps;
+	u64				sid, mask;
+	enum rdma_ucm_port_space	want_ps;	/* 0: refused */
+	u64				want_sid, want_mask;
+};
+
+static const struct cik_ps_case cik_ps_cases[] = {
+	{ "probe", RDMA_PS_IB, RDMA_IB_IP_PS_TCP, RDMA_IB_IP_PS_MASK,
+	  RDMA_PS_TCP, RDMA_IB_IP_PS_TCP, RDMA_IB_IP_PS_MASK },
+	{ "ib-any-mask0", RDMA_PS_IB, 0, 0,
+	  RDMA_PS_IB, RDMA_IB_IP_PS_IB, RDMA_IB_IP_PS_MASK },
+	{ "tcp-any-mask0", RDMA_PS_TCP, 0, 0,
+	  RDMA_PS_TCP, RDMA_IB_IP_PS_TCP, RDMA_IB_IP_PS_MASK },
+	{ "udp-any-mask0", RDMA_PS_UDP, 0, 0,
+	  RDMA_PS_UDP, RDMA_IB_IP_PS_UDP, RDMA_IB_IP_PS_MASK },
+	{ "udp-sid-udp", RDMA_PS_UDP, RDMA_IB_IP_PS_UDP | 5000, U64_MAX,
+	  RDMA_PS_UDP, RDMA_IB_IP_PS_UDP | 5000, U64_MAX },
+	{ "ib-sid-udp", RDMA_PS_IB, RDMA_IB_IP_PS_UDP | 7, U64_MAX,
+	  RDMA_PS_UDP, RDMA_IB_IP_PS_UDP | 7, U64_MAX },
+	{ "tcp-sid-ib", RDMA_PS_TCP, RDMA_IB_IP_PS_IB | 5000, U64_MAX,
+	  0, RDMA_IB_IP_PS_IB | 5000, U64_MAX },
+	{ "udp-sid-tcp", RDMA_PS_UDP, RDMA_IB_IP_PS_TCP, RDMA_IB_IP_PS_MASK,
+	  0, RDMA_IB_IP_PS_TCP, RDMA_IB_IP_PS_MASK },
+	{ "ipoib-sid-ib", RDMA_PS_IPOIB, RDMA_IB_IP_PS_IB, RDMA_IB_IP_PS_MASK,
+	  0, RDMA_IB_IP_PS_IB, RDMA_IB_IP_PS_MASK },
+	{ "ib-sid-other", RDMA_PS_IB, 0x2000000ULL, RDMA_IB_IP_PS_MASK,
+	  0, 0x2000000ULL, RDMA_IB_IP_PS_MASK },
+	{ "ib-port-low", RDMA_PS_IB, RDMA_IB_IP_PS_IB | 0x1234, 0xffff,
+	  RDMA_PS_IB, RDMA_IB_IP_PS_IB | 0x1234, U64_MAX },
+	/* Unmasked port bits are no port; unmasked prefix bits are cleared. */
+	{ "ib-port-unmasked", RDMA_PS_IB, 0xabcd0000000000ffULL, 0xff00,
+	  RDMA_PS_IB, RDMA_IB_IP_PS_IB, RDMA_IB_IP_PS_MASK | 0xff00 },
+};
+
+static void cik_ps_desc(const struct cik_ps_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cik_ps, cik_ps_cases, cik_ps_desc);
+
+static void cik_afib_select_ps(struct kunit *test)
+{
+	const struct cik_ps_case *c = test->param_value;
+	struct sockaddr_ib sib = {
+		.sib_family = AF_IB,
+		.sib_sid = cpu_to_be64(c->sid),
+		.sib_sid_mask = cpu_to_be64(c->mask),
+	};
+
+	KUNIT_EXPECT_EQ(test, cma_afib_select_ps(c->id_ps, &sib), c->want_ps);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sib.sib_sid), c->want_sid);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sib.sib_sid_mask), c->want_mask);
+	/* Selecting again changes nothing (bind selects before and after). */
+	if (c->want_ps) {
+		KUNIT_EXPECT_EQ(test, cma_afib_select_ps(c->id_ps, &sib),
+				c->want_ps);
+		KUNIT_EXPECT_EQ(test, be64_to_cpu(sib.sib_sid), c->want_sid);
+	}
+	/* The port rdma_cm reads from it is the service id's low bits. */
+	KUNIT_EXPECT_EQ(test, ntohs(cma_port((struct sockaddr *)&sib)),
+			(u16)(c->want_sid & c->want_mask));
+}
+
+/* A fake id bound to @family, for the helpers that only read addresses. */
+static struct rdma_id_private *cik_id(struct kunit *test, sa_family_t family)
+{
+	struct rdma_id_private *id_priv;
+
+	id_priv = kunit_kzalloc(test, sizeof(*id_priv), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, id_priv);
+	id_priv->id.route.addr.src_addr.ss_family = family;
+	id_priv->id.route.addr.dst_addr.ss_family = family;
+	return id_priv;
+}
+
+/*
+ * AF_IB request private data: no rdma_cm header, so the consumer's 92
+ * bytes; as in-tree (tests/e2e/softib-afib.bash: the listener of the
+ * stock VM saw 00 02 03 ... for 01 02 03 ...) its first byte goes out as
+ * the header version, 0; none at all without data. An IP id's has the
+ * 36-byte header first.
+ */
+static void cik_afib_pdata(struct kunit *test)
+{
+	struct rdma_id_private *ib = cik_id(test, AF_IB);
+	struct rdma_id_private *ip = cik_id(test, AF_INET);
+	struct rdma_conn_param cp = {};
+	u8 data[92], *pd;
+	u8 len;
+	int i;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = i + 1;
+	cp.private_data = data;
+	cp.private_data_len = sizeof(data);
+	KUNIT_EXPECT_EQ(test, cma_ib_hdr_len(ib), 0);
+	KUNIT_EXPECT_EQ(test, cma_ib_hdr_len(ip), CMA_IB_HDR_LEN);
+
+	pd = cma_ib_req_pdata(ib, &cp, &len);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(pd));
+	KUNIT_EXPECT_EQ(test, len, sizeof(data));
+	KUNIT_EXPECT_EQ(test, pd[0], 0);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(pd + 1, data + 1, sizeof(data) - 1));
+	kfree(pd);
+
+	cp.private_data_len = 0;
+	pd = cma_ib_req_pdata(ib, &cp, &len);
+	KUNIT_EXPECT_NULL(test, pd);
+	KUNIT_EXPECT_EQ(test, len, 0);
+
+	cp.private_data_len = 4;
+	((struct sockaddr_in *)cma_src_addr(ip))->sin_port = htons(7000);
+	pd = cma_ib_req_pdata(ip, &cp, &len);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(pd));
+	KUNIT_EXPECT_EQ(test, len, CMA_IB_HDR_LEN + 4);
+	KUNIT_EXPECT_EQ(test, pd[1], 0x40);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(pd + CMA_IB_HDR_LEN, data, 4));
+	kfree(pd);
+}
+
+/*
+ * The addresses of an AF_IB request's new id, as the stock VM's rdma_ucm
+ * QUERY reported them (tests/e2e/softib-afib.bash, "request src/dst"):
+ * ours from the REQ's path (its SGID is ours), a full mask; the peer's
+ * GID, P_Key and flow label without a service id. A SIDR_REQ's: the
+ * listener's own address and an unspecified peer.
+ */
+static void cik_afib_req_addrs(struct kunit *test)
+{
+	struct rdma_id_private *conn = cik_id(test, 0);
+	struct sockaddr_ib listen = {
+		.sib_family = AF_IB,
+		.sib_pkey = htons(0x8001),
+		.sib_flowinfo = htonl(0x12345),
+		.sib_sid = cpu_to_be64(RDMA_IB_IP_PS_IB | 0x4321),
+		.sib_sid_mask = cpu_to_be64(0xffff),
+		.sib_scope_id = 3,
+	};
+	struct sa_path_rec path = {
+		.pkey = htons(0xffff),
+		.flow_label = htonl(0x2a),
+		.service_id = cpu_to_be64(RDMA_IB_IP_PS_IB | 0x4321),
+	};
+	struct sockaddr_ib *src = (void *)cma_src_addr(conn);
+	struct sockaddr_ib *dst = (void *)cma_dst_addr(conn);
+
+	path.sgid.raw[0] = 0xfe;
+	path.sgid.raw[15] = 2;
+	path.dgid.raw[0] = 0xfe;
+	path.dgid.raw[15] = 1;
+	listen.sib_addr.sib_raw[15] = 9;
+
+	cma_afib_req_addrs(conn, &listen, &path);
+	KUNIT_EXPECT_EQ(test, src->sib_family, AF_IB);
+	KUNIT_EXPECT_EQ(test, ntohs(src->sib_pkey), 0xffff);
+	KUNIT_EXPECT_EQ(test, ntohl(src->sib_flowinfo), 0x2a);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&src->sib_addr, &path.sgid, 16));
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(src->sib_sid),
+			RDMA_IB_IP_PS_IB | 0x4321);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(src->sib_sid_mask), U64_MAX);
+	KUNIT_EXPECT_EQ(test, src->sib_scope_id, 0);
+	KUNIT_EXPECT_EQ(test, dst->sib_family, AF_IB);
+	KUNIT_EXPECT_EQ(test, ntohs(dst->sib_pkey), 0xffff);
+	KUNIT_EXPECT_EQ(test, ntohl(dst->sib_flowinfo), 0x2a);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&dst->sib_addr, &path.dgid, 16));
+	KUNIT_EXPECT_EQ(test, dst->sib_sid, 0);
+	KUNIT_EXPECT_EQ(test, dst->sib_sid_mask, 0);
+
+	cma_afib_req_addrs(conn, &listen, NULL);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&src->sib_addr, &listen.sib_addr, 16));
+	KUNIT_EXPECT_EQ(test, src->sib_pkey, listen.sib_pkey);
+	KUNIT_EXPECT_EQ(test, src->sib_flowinfo, listen.sib_flowinfo);
+	KUNIT_EXPECT_EQ(test, src->sib_sid, listen.sib_sid);
+	KUNIT_EXPECT_EQ(test, src->sib_scope_id, 3);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(src->sib_sid_mask), U64_MAX);
+	KUNIT_EXPECT_EQ(test, dst->sib_family, AF_IB);
+	KUNIT_EXPECT_TRUE(test, cma_any_addr((struct sockaddr *)dst));
+}
+
+/* A source sockaddr_ib as a device address: IB link, GID, P_Key. */
+static void cik_afib_translate(struct kunit *test)
+{
+	struct sockaddr_ib sib = {
+		.sib_family = AF_IB,
+		.sib_pkey = htons(0x8001),
+	};
+	struct rdma_dev_addr dev_addr = {};
+	union ib_gid gid;
+
+	sib.sib_addr.sib_raw[0] = 0xfe;
+	sib.sib_addr.sib_raw[15] = 7;
+	cma_afib_translate(&sib, &dev_addr);
+	KUNIT_EXPECT_EQ(test, dev_addr.dev_type, ARPHRD_INFINIBAND);
+	rdma_addr_get_sgid(&dev_addr, &gid);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&gid, &sib.sib_addr, 16));
+	KUNIT_EXPECT_EQ(test, ib_addr_get_pkey(&dev_addr), 0x8001);
 }
 
 static struct kunit_case cma_ib_cases[] = {
@@ -321,6 +542,10 @@ static struct kunit_case cma_ib_cases[] = {
 	KUNIT_CASE(cik_listen_match),
 	KUNIT_CASE(cik_sa_query),
 	KUNIT_CASE(cik_bad_requests),
+	KUNIT_CASE_PARAM(cik_afib_select_ps, cik_ps_gen_params),
+	KUNIT_CASE(cik_afib_pdata),
+	KUNIT_CASE(cik_afib_req_addrs),
+	KUNIT_CASE(cik_afib_translate),
 	{}
 };
 

@@ -118,8 +118,11 @@ struct cmt_bind_case {
 
 static const struct cmt_bind_case cmt_bind_cases[] = {
 	{ "unspec family", AF_UNSPEC, NULL, -EAFNOSUPPORT },
-	/* In-tree binds it: tests/parity/deviations, bad-family-af-ib. */
-	{ "AF_IB", AF_IB, NULL, -EAFNOSUPPORT },
+	/*
+	 * As in-tree: the zero GID with a zero service id mask takes the id's
+	 * own port space (rdma_cm/afib.c) and an ephemeral port.
+	 */
+	{ "AF_IB", AF_IB, NULL, 0 },
 	{ "ipv4 any", AF_INET, NULL, 0 },
 	{ "ipv4 not local", AF_INET, "198.18.200.1", -EADDRNOTAVAIL },
 	/*
