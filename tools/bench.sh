@@ -34,6 +34,9 @@
 #   at once): ORCM_BENCH_NULL [1]  ORCM_BENCH_NULL_COUNT [2000]
 #   ORCM_BENCH_NULL_SWEEP ["1 16 64 256"]  ORCM_BENCH_NULL_CONC [16]
 #   ORCM_BENCH_NULL_IDS ["0 1000 10000"]  ORCM_BENCH_NULL_LISTENERS ["1 100 1000"]
+#   ORCM_BENCH_NULL_MTU ["10 10000"]  ORCM_BENCH_MTU_ROUNDS [400]  (the cost of an MTU
+#                       change on a netdev no id is on, with that many live
+#                       null connections held; tests/bench/mtu_bench.ko; 0: skip)
 #   ORCM_BENCH_SIW [1]  (0: the null runs alone, a few minutes)
 #   ORCM_BENCH_SOFTRNIC [1]  (our host-stack iWARP RNIC, drivers/softrnic, in
 #                             the ours slots with the siw workloads: serial and
@@ -156,6 +159,7 @@ mkdir -p "$RUN_DIR/uml" "$RUN_DIR/prof"
 	echo "ORCM_BENCH_DP_KO=$MOD/dp_bench.ko"
 	echo "ORCM_BENCH_ACCT_KO=$MOD/cm_acct.ko"
 	echo "ORCM_BENCH_FLOOR_KO=$MOD/cm_floor.ko"
+	echo "ORCM_BENCH_MTU_KO=$MOD/mtu_bench.ko"
 	echo "ORCM_BENCH_GUEST_TIMEOUT=$((VM_TIMEOUT - 30))"
 	[ "$ORCM_BENCH_PERF" != 1 ] || echo "ORCM_BENCH_PROF_DIR=$RUN_DIR/prof"
 	# UML maps every vmalloc page with its own host mmap: this caps the
@@ -163,7 +167,8 @@ mkdir -p "$RUN_DIR/uml" "$RUN_DIR/prof"
 	echo "ORCM_BENCH_HOST_MAX_MAP=$(cat /proc/sys/vm/max_map_count)"
 	for v in ROUNDS SERIAL SWEEP SWEEP_COUNT THREADS CONC COUNTS IDS LISTENERS \
 		CMTIME_CONNS CMTIME_RUNS RXE MEM_ROUNDS STEP_TIMEOUT SIW SOFTRNIC NULL NULL_COUNT \
-		NULL_SWEEP NULL_CONC NULL_IDS NULL_LISTENERS ACCT_LOCKS DP DP_BIG DP_SMALL PROF_SERIAL; do
+		NULL_SWEEP NULL_CONC NULL_IDS NULL_LISTENERS NULL_MTU MTU_ROUNDS ACCT_LOCKS DP DP_BIG DP_SMALL \
+		PROF_SERIAL; do
 		eval "val=\${ORCM_BENCH_$v:-}"
 		# shellcheck disable=SC2154 # set by the eval
 		[ -z "$val" ] || printf "ORCM_BENCH_%s='%s'\n" "$v" "$val"

@@ -65,11 +65,14 @@ set -uo pipefail
 : "${ORCM_BENCH_NULL_CONC:=16}"       # in flight, null scaling runs
 : "${ORCM_BENCH_NULL_IDS:=0 1000 10000}"  # other live ids, null scaling
 : "${ORCM_BENCH_NULL_LISTENERS:=1 100 1000}" # listeners, null scaling
+: "${ORCM_BENCH_NULL_MTU:=10 10000}"  # live connections, MTU change cost (0: skip)
+: "${ORCM_BENCH_MTU_ROUNDS:=400}"     # MTU changes per measurement
 : "${ORCM_BENCH_PROF_SERIAL:=1000}"   # serial softrnic/TCP setups, profiled
 
 D=/run/orcm/debug/cm_bench
 ACCT=/run/orcm/debug/cm_acct
 FLOOR=/run/orcm/debug/cm_floor
+MTUB=/run/orcm/debug/mtu_bench
 TMPDIR=${TMPDIR:-/tmp}
 MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
 NS_C=bchA NS_S=bchB
@@ -341,6 +344,10 @@ setup_net() {
 		insmod "$ORCM_BENCH_NULL_KO" netdev=nR || ORCM_BENCH_NULL=0
 		# The floor of the CM's time (no CM: ib_core and the kernel only).
 		insmod "$ORCM_BENCH_FLOOR_KO" || true
+		# The netdev whose MTU null_mtu changes: no id is on it.
+		ip link add mR type veth peer name mRp &&
+			ip link set mR up && ip link set mRp up &&
+			insmod "$ORCM_BENCH_MTU_KO" || ORCM_BENCH_NULL_MTU=
 	fi
 	if [ "$ORCM_BENCH_SIW" = 1 ] && [ "$ORCM_BENCH_SOFTRNIC" = 1 ]; then
 		# softrnic's own veth pair between the same namespaces; its
@@ -734,6 +741,31 @@ null_workloads() {
 	done
 }
 
+# The cost of one MTU change (tests/bench/mtu_bench.ko: dev_set_mtu() timed
+# under RTNL, every netdev notifier included) on mR, a netdev no id is on,
+# with N live connections held over the null RNIC's netdev nR (client and
+# server ids: 2N ids on nR). rdma_cm's notifier looks up mR's entry of its
+# index and visits nothing: the cost should not grow with N. The stock CM
+# has no MTU tracking; its figures are the cost of the rest of the chain.
+null_mtu() {
+	local n r
+	for n in $ORCM_BENCH_NULL_MTU; do
+		[ "$n" -gt 0 ] || continue
+		kc - connect tag=nmtu dst=$ADDR_N port=$PORT_NULL count="$n" \
+			window=256 hold=1 timeout=600
+		echo clear >"$D/ctl"
+		log "mtu change of mR with $n live connections on nR"
+		if echo "dev=mR mtu=1400,1500 rounds=$ORCM_BENCH_MTU_ROUNDS" \
+			>"$MTUB/ctl" && r=$(cat "$MTUB/results") && [ -n "$r" ]; then
+			emit "mtu stack=$STACK round=$ROUND conns=$n $r"
+		else
+			emit "error stack=$STACK round=$ROUND what=mtu conns=$n"
+		fi
+		kc - release tag=nmtu
+		srv_wait 0
+	done
+}
+
 # The CM alone, over the null RNIC (initial namespace). A warm-up run, the
 # floor, the workloads accounted, then (ORCM_BENCH_PERF) the same workloads
 # sampled from the host.
@@ -755,6 +787,7 @@ null_kernel() {
 	# Storms: 5,000 at 256 in flight (every one must be established: the
 	# driver fails a connection on any event out of its order), and at a
 	# listener whose backlog is 8 (refusals are counted, none may hang).
+	[ -z "$ORCM_BENCH_NULL_MTU" ] || null_mtu
 	log "null storm: 5000 connections, 256 in flight"
 	kc - connect tag=nstorm dst=$ADDR_N port=$PORT_NULL count=5000 window=256
 	results transport=null workload=nstorm conc=256 threads=1
@@ -770,7 +803,7 @@ null_kernel() {
 # ---- main ----------------------------------------------------------------------
 ORCM_BENCH_MAX_COUNT=0
 for n in $ORCM_BENCH_COUNTS $ORCM_BENCH_SERIAL $ORCM_BENCH_SWEEP_COUNT $ORCM_BENCH_IDS \
-	$ORCM_BENCH_NULL_COUNT $ORCM_BENCH_NULL_IDS; do
+	$ORCM_BENCH_NULL_COUNT $ORCM_BENCH_NULL_IDS $ORCM_BENCH_NULL_MTU; do
 	[ "$n" -gt "$ORCM_BENCH_MAX_COUNT" ] && ORCM_BENCH_MAX_COUNT=$n
 done
 # Warnings and worse reach the console; the driver's info lines do not.

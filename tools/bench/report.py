@@ -817,6 +817,49 @@ def datapath_section(records):
     return L
 
 
+def mtu_section(records):
+    """tests/bench/mtu_bench.ko: one MTU change on a netdev no id is on, with
+    few and with many live connections on another one, both stacks."""
+    L = []
+    add = L.append
+    title = ("Cost of one MTU change (dev_set_mtu() under RTNL, every netdev notifier; "
+             "the changed netdev carries no id)")
+    vals = {}
+    for r in records:
+        if r["record"] == "mtu" and isinstance(r.get("p50_ns"), int):
+            vals.setdefault((r.get("stack"), r.get("conns")), {})[r.get("round")] = r
+    if not vals:
+        add(title + ": not measured (ORCM_BENCH_NULL_MTU empty, or the null RNIC did not run)")
+        add("")
+        return L
+    add(title)
+    conns = sorted({c for _, c in vals if isinstance(c, int)})
+    rows = [["live connections", "stack", "p50 us (median of rounds)", "p90 us",
+             "per round p50", "p50 / fewest", "flat (<= 1.5x)"]]
+    for s in ("stock", "ours"):
+        base = None
+        for c in conns:
+            per = vals.get((s, c))
+            if not per:
+                continue
+            ks = sorted(per, key=round_key)
+            p50 = statistics.median(per[k]["p50_ns"] for k in ks) / 1000
+            p90 = statistics.median(per[k]["p90_ns"] for k in ks) / 1000
+            first = base is None
+            base = p50 if first else base
+            ratio = p50 / base if base else None
+            rows.append([str(c), s, fmt(p50, "%.1f"), fmt(p90, "%.1f"),
+                         " ".join(fmt(per[k]["p50_ns"] / 1000, "%.1f") for k in ks),
+                         fmt(ratio, "%.2fx"),
+                         "-" if first or ratio is None else
+                         ("met" if ratio <= 1.5 else "not met")])
+    add(render(rows))
+    add("  Flat: a p50 within 1.5x of the p50 with the fewest connections (issue 28's target,")
+    add("  ours). Each connection is two ids (both ends run here) on the null RNIC's netdev.")
+    add("")
+    return L
+
+
 def softrnic_section(summary, info, records, errors):
     """softrnic (host-stack model) against siw, both on our stack."""
     L = []
@@ -1043,6 +1086,7 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags, records=()
 
     L.extend(softrnic_section(summary, info, records, errors))
     L.extend(datapath_section(records))
+    L.extend(mtu_section(records))
 
     # Memory.
     add("Kernel memory (slab counters before/after, kB; a connection = both ends: 2 ids, 2 QPs, 2 sockets)")

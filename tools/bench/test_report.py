@@ -142,6 +142,22 @@ class ReportTest(unittest.TestCase):
         self.assertIn("at 3.00x the floor", text)
         self.assertNotIn("2.4x", text)
 
+    def test_mtu_cost_flat_or_not(self):
+        # The verdict is computed from the run: flat in round 1's figures,
+        # linear when the 10,000-connection p50 is 20x the 10's.
+        def mtu(s, rnd, n, p50_us):
+            return ("mtu stack=%s round=%d conns=%d changes=400 p10_ns=1 p50_ns=%d "
+                    "p90_ns=%d max_ns=9" % (s, rnd, n, p50_us * 1000, p50_us * 2000))
+        for big, want in ((110, "met"), (2000, "not met")):
+            lines = [INFO, mtu("ours", 1, 10, 100), mtu("ours", 1, 10000, big),
+                     mtu("stock", 1, 10, 90), mtu("stock", 1, 10000, 95)]
+            records, s = load(lines)
+            text = "\n".join(rep.mtu_section(records))
+            row = next(l for l in text.splitlines() if "10000" in l and "ours" in l)
+            self.assertTrue(row.rstrip().endswith(want), row)
+            self.assertIn("%.1f" % big, row)
+        self.assertIn("not measured", "\n".join(rep.mtu_section([])))
+
     def test_guest_alternates_and_measures_memory_in_both_orders(self):
         with open(os.path.join(HERE, "guest.sh"), encoding="utf-8") as f:
             g = f.read()
