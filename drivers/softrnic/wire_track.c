@@ -168,6 +168,22 @@ static int sr_track_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(sr_track);
 
 /*
+ * The card frames an FPDU when it can send it: TCP holds at most
+ * SR_TRK_NOTSENT octets framed but not sent yet (two FPDUs at MTU 9000), so
+ * an FPDU size notified reaches the wire after that much, not after a send
+ * buffer's worth. A stream in the UML test VM moves tens of KB/s at times:
+ * 64 KiB there took over a second to drain.
+ */
+#define SR_TRK_NOTSENT	(16 * 1024)
+
+static void sr_track_notsent(struct sock *sk)
+{
+	lock_sock(sk);
+	WRITE_ONCE(tcp_sk(sk)->notsent_lowat, SR_TRK_NOTSENT);
+	release_sock(sk);
+}
+
+/*
  * At attach, before the connection is published: subscribe if the device
  * plays an offloaded RNIC, and make the debugfs file. Failures leave the
  * connection working as in host-stack mode.
@@ -195,6 +211,7 @@ void sr_track_attach(struct sr_conn *c, struct orcm_iw_conn *conn)
 			c->trk.path = now;
 			c->trk.mulpdu_want = sr_track_mulpdu(&now);
 			c->trk.hold = now.mtu && !now.link_up;
+			sr_track_notsent(c->sock->sk);
 		}
 	}
 	snprintf(name, sizeof(name), "%s-qp%u", dev_name(&ibdev->dev),
