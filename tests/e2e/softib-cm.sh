@@ -11,6 +11,9 @@
 #     through the SA (MCMemberRecord), 3 messages received;
 #   - rping: an RC connection (REQ/REP/RTU with the SA's path: LIDs, MTU)
 #     between the IPoIB addresses, 3 verified pings, over softib's RC;
+#   - ucmatose (4 connections x 20 messages) and cmtime (20 connections
+#     in flight) over the IPoIB addresses (ib_write_bw -R is not here: over
+#     softib it hangs on both stacks, as it does over rxe: rxe-cmtime.sh);
 #   - AF_IB (softib-afib.bash): bind/resolve with struct sockaddr_ib, RC
 #     connections between the GIDs (the SA's route, then rdma_set_ib_path()
 #     from userspace), and librdmacm's AF_IB probe (mckey -o joins
@@ -22,10 +25,12 @@
 #     debugfs counters say so (1 miss, 19 hits or waits). Then opensm
 #     restarts (it reregisters every port: CLIENT_REREGISTER), our cache
 #     drops ib1's record, and the next resolutions ask again, once;
+#   - the SM killed (at the end): rping, up, goes on passing data; a new
+#     route resolution that needs the SA fails with ROUTE_ERROR in time;
 #   - IPoIB connected mode: IPoIB's own ib_cm client connects RC QPs on
 #     an SRQ, MTU 65520, 65000-byte pings (DF) cross them; back in
 #     datagram mode the connections are torn down (see below).
-# orcm-timeout: 300
+# orcm-timeout: 420
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
 # shellcheck source=tests/e2e/softib-lib.bash
@@ -67,6 +72,29 @@ say "ok: mckey over IB, a send-only sender and a full member, after $i sender ru
 # rping: RC through ib_cm with an IB path record; the server in netns B.
 rping_pair sib-rping "$NS_B" "$SIB_IP1" - "$SIB_IP1" 7321
 say "ok: rping over IPoIB addresses (RC over softib), 3 verified pings"
+
+# ucmatose (RDMA_PS_TCP): 4 RC connections at once, 20 messages each.
+t0=$SECONDS
+transfer_pair sib-ucmatose 7331 "${IN_B[@]}" ucmatose -b "$SIB_IP1" -p 7331 -c 4 -C 20 -- \
+	ucmatose -s "$SIB_IP1" -b "$SIB_IP0" -p 7331 -c 4 -C 20
+wait_for 10 "no CM id left after ucmatose" cm_ids_empty
+say "ok: ucmatose over IPoIB addresses, 4 connections x 20 messages"
+
+# cmtime: 20 connections through every step (resolve address and route,
+# connect, disconnect), all in flight at once.
+bg /tmp/sib-cmtime-server.log "${IN_B[@]}" cmtime -b "$SIB_IP1" -p 7332
+server=$LAST_PID
+wait_for 10 "cmtime server listening" cm_id_listening 7332
+rc=0
+run_to /tmp/sib-cmtime.log "$STEP" cmtime -s "$SIB_IP1" -b "$SIB_IP0" -p 7332 -c 20 || rc=$?
+# The server serves until it is stopped.
+kill "$server" 2>/dev/null || true
+wait_pid "$server" 10 || true
+[ "$rc" -eq 0 ] || fail "cmtime over IPoIB: client exit status $rc"
+grep -q 'connect' /tmp/sib-cmtime.log || fail "cmtime printed no connect step"
+! grep -qE '^failure|^event:|ERROR' /tmp/sib-cmtime.log || fail "cmtime over IPoIB reported a failure"
+wait_for 10 "no CM id left after cmtime" cm_ids_empty
+say "ok: cmtime over IPoIB addresses, 20 connections (ucmatose and cmtime: $((SECONDS - t0)) s)"
 
 t0=$SECONDS
 afib_tests
@@ -161,3 +189,41 @@ ipoib_mode "$NS_B" "$SIB_I1" datagram
 wait_for 15 "the RC QPs of ib_ipoib gone" bash -c "! rdma res show qp | grep -q 'type RC .*ib_ipoib'"
 run_to /tmp/sib-ipoib-dg.log "$STEP" ping -c 2 -i 0.2 -W 2 "$SIB_IP1" || fail "ping in datagram mode again"
 say "ok: back to datagram mode, connections torn down, ping ($ORCM_STACK, IPoIB-CM part $((SECONDS - t0)) s)"
+
+# The SM killed: an RC connection that is up (rping, verified pings) goes on
+# passing data, and a new route resolution that needs the SA fails with
+# RDMA_CM_EVENT_ROUTE_ERROR within its timeout (ucmatose's 2 s), as
+# in-tree: ucmatose with a type of service asks for a path of that traffic
+# class, one our path cache has not seen.
+t0=$SECONDS
+bg /tmp/sib-smdead-server.log "${IN_B[@]}" rping -s -V -a "$SIB_IP1" -p 7334 -C 0
+server=$LAST_PID
+wait_for 10 "rping server listening" cm_id_listening 7334
+bg /tmp/sib-smdead.log rping -c -v -V -a "$SIB_IP1" -p 7334 -C 0
+client=$LAST_PID
+wait_for 20 "rping passing data" grep -q 'ping data' /tmp/sib-smdead.log
+t1=$SECONDS
+sib_sm_stop
+say "opensm stopped after $((SECONDS - t1)) s; the rping connection up after $((t1 - t0)) s"
+pings0=$(grep -c 'ping data' /tmp/sib-smdead.log)
+t0=$SECONDS
+rc=0
+run_to /tmp/sib-smdead-uc.log "$STEP" ucmatose -s "$SIB_IP1" -b "$SIB_IP0" -p 7335 -c 1 -C 1 -t 32 || rc=$?
+[ "$rc" -ne 0 ] || fail "a route resolution with the SM dead succeeded"
+# (-EINVAL: ib_core's SA client's status for the MAD layer's answer to a
+# request no agent takes, as the in-tree CM reports it)
+grep -q 'RDMA_CM_EVENT_ROUTE_ERROR, error: -22$' /tmp/sib-smdead-uc.log ||
+	fail "with the SM dead: no RDMA_CM_EVENT_ROUTE_ERROR (-EINVAL): $(tail -n 2 /tmp/sib-smdead-uc.log)"
+say "with the SM dead: route resolution failed in $((SECONDS - t0)) s: $(grep -m1 ROUTE_ERROR /tmp/sib-smdead-uc.log)"
+sleep 1
+pings1=$(grep -c 'ping data' /tmp/sib-smdead.log)
+kill -0 "$client" 2>/dev/null || fail "rping ended with the SM dead: $(tail -n 2 /tmp/sib-smdead.log)"
+[ "$pings1" -gt "$pings0" ] || fail "rping passed no data after the SM died ($pings0 pings before, $pings1 after)"
+! grep -qi 'error\|fail' /tmp/sib-smdead.log || fail "rping: $(grep -i -m1 'error\|fail' /tmp/sib-smdead.log)"
+kill "$client" 2>/dev/null || true
+wait_pid "$client" 10 || true
+t1=$SECONDS
+wait_pid "$server" 10 || true
+say "the rping server exited $((SECONDS - t1)) s after the client"
+wait_for 10 "no CM id left after rping" cm_ids_empty
+say "ok: the SM dead: rping went on ($pings0 -> $pings1 verified pings), a new route failed cleanly ($ORCM_STACK, $((SECONDS - t0)) s)"
