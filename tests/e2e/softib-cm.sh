@@ -7,8 +7,8 @@
 #   - udaddy: ARP over IPoIB resolves the peer's 20-byte address, the SA
 #     answers the path record query, SIDR finds the server across the
 #     namespaces, 2 UD "connections" x 10 messages each way;
-#   - mckey: a full member and a send-only sender join an IPv4 group
-#     through the SA (MCMemberRecord), 3 messages received;
+#   - mckey: a full member and a send-only sender join an IPv4 group, then
+#     an IPv6 group, through the SA (MCMemberRecord), 3 messages received;
 #   - rping: an RC connection (REQ/REP/RTU with the SA's path: LIDs, MTU)
 #     between the IPoIB addresses, 3 verified pings, over softib's RC;
 #   - ucmatose (4 connections x 20 messages) and cmtime (20 connections
@@ -48,26 +48,36 @@ transfer_pair sib-udaddy 7174 "${IN_B[@]}" udaddy -b "$SIB_IP1" -c 2 -C 10 -- \
 wait_for 10 "no CM id left after udaddy" cm_ids_empty
 say "ok: udaddy over IPoIB addresses, 2 UD peers x 10 messages"
 
-# mckey: receiver (full member) in netns B, the sender a send-only member.
-GROUP=239.3.0.1
-bg /tmp/sib-mckey-recv.log "${IN_B[@]}" stdbuf -oL mckey -m "$GROUP" -b "$SIB_IP1" -C 3
-recv=$LAST_PID
-wait_for 20 "the receiver joined $GROUP" grep -q 'joined dgid' /tmp/sib-mckey-recv.log
-sleep 1		# its QP is attached right after the join event
-src=0
-for ((i = 0; i < 10; i++)); do
-	kill -0 "$recv" 2>/dev/null || break
-	run_to /tmp/sib-mckey-send.log "$STEP" mckey -m "$GROUP" -b "$SIB_IP0" -s -o -C 5 ||
-		fail "mckey sender (send-only) failed: $(tail -n 1 /tmp/sib-mckey-send.log)"
-	grep -q 'joined dgid' /tmp/sib-mckey-send.log || fail "the sender did not join"
-	sleep 0.5
-done
-wait_pid "$recv" 20 || src=$?
-show /tmp/sib-mckey-recv.log
-[ "$src" -eq 0 ] || fail "mckey receiver exit status $src"
-grep -q 'data transfers complete' /tmp/sib-mckey-recv.log || fail "the mckey receiver did not get 3 messages"
-wait_for 10 "no CM id left after mckey" cm_ids_empty
-say "ok: mckey over IB, a send-only sender and a full member, after $i sender runs"
+# mckey GROUP RECV_ADDR SEND_ADDR: the receiver (a full member) in netns B,
+# the sender a send-only member; the receiver gets 3 messages.
+mckey_pair() {
+	local group=$1 i src=0 recv
+	bg /tmp/sib-mckey-recv.log "${IN_B[@]}" stdbuf -oL mckey -m "$group" -b "$2" -C 3
+	recv=$LAST_PID
+	wait_for 20 "the receiver joined $group" grep -q 'joined dgid' /tmp/sib-mckey-recv.log
+	sleep 1		# its QP is attached right after the join event
+	for ((i = 0; i < 10; i++)); do
+		kill -0 "$recv" 2>/dev/null || break
+		run_to /tmp/sib-mckey-send.log "$STEP" mckey -m "$group" -b "$3" -s -o -C 5 ||
+			fail "mckey sender (send-only, $group) failed: $(tail -n 1 /tmp/sib-mckey-send.log)"
+		grep -q 'joined dgid' /tmp/sib-mckey-send.log || fail "the sender did not join $group"
+		sleep 0.5
+	done
+	wait_pid "$recv" 20 || src=$?
+	show /tmp/sib-mckey-recv.log
+	[ "$src" -eq 0 ] || fail "mckey receiver ($group) exit status $src"
+	grep -q 'data transfers complete' /tmp/sib-mckey-recv.log ||
+		fail "the mckey receiver did not get 3 messages of $group"
+	wait_for 10 "no CM id left after mckey" cm_ids_empty
+	say "ok: mckey over IB, $group: a send-only sender and a full member, after $i sender runs"
+}
+mckey_pair 239.3.0.1 "$SIB_IP1" "$SIB_IP0"
+# An IPv6 group (its MGID is the group address itself), IPoIB's IPv6
+# addresses (documentation prefix, inside the VM).
+ip addr add 2001:db8:9::1/64 dev "$SIB_I0" nodad
+in_b ip addr add 2001:db8:9::2/64 dev "$SIB_I1" nodad
+wait_for 20 "ping 2001:db8:9::2 over IPoIB" ping -6 -c 1 -W 1 2001:db8:9::2
+mckey_pair ff0e::9:1 2001:db8:9::2 2001:db8:9::1
 
 # rping: RC through ib_cm with an IB path record; the server in netns B.
 rping_pair sib-rping "$NS_B" "$SIB_IP1" - "$SIB_IP1" 7321
