@@ -143,6 +143,21 @@ static int sr_track_show(struct seq_file *m, void *v)
 	spin_unlock(&c->trk_lock);
 	seq_printf(m, "mode %s\n", c->trk_subscribed ? "offload" : "host");
 	seq_printf(m, "tx_mulpdu %u\n", READ_ONCE(c->mulpdu));
+	/* The engine's state, a racy snapshot for a stalled connection. */
+	seq_printf(m, "flags 0x%lx\nrx_work %s\ntx_work %s\n",
+		   READ_ONCE(c->flags),
+		   work_pending(&c->rx_work) ? "pending" : "idle",
+		   work_pending(&c->tx_work) ? "pending" : "idle");
+	seq_printf(m, "rx_pos %u\nrx_have %u\nrx_need %u\nrx_msn %u %u %u\n",
+		   READ_ONCE(c->mrx.pos), READ_ONCE(c->mrx.have),
+		   READ_ONCE(c->mrx.need), READ_ONCE(c->rx_msn[0]),
+		   READ_ONCE(c->rx_msn[1]), READ_ONCE(c->rx_msn[2]));
+	seq_printf(m, "tx_len %u\ntx_sent %u\ncur_valid %d\ntx_msn %u %u %u\n",
+		   READ_ONCE(c->tx_len), READ_ONCE(c->tx_sent),
+		   READ_ONCE(c->cur_valid), READ_ONCE(c->tx_msn[0]),
+		   READ_ONCE(c->tx_msn[1]), READ_ONCE(c->tx_msn[2]));
+	seq_printf(m, "ird_count %u\nord_count %u\n", READ_ONCE(c->ird_count),
+		   READ_ONCE(c->ord_count));
 	if (!c->trk_subscribed)
 		return 0;
 	seq_printf(m, "mtu %u\nmss %u\nmulpdu %u\n", t.path.mtu, t.path.mss,

@@ -11,6 +11,15 @@
 # UML guest (perftest's CQ-polling processes leave the kernel's work the
 # CPU at scheduler ticks), so 200 took 34 to 63 s per run on a loaded CI
 # machine (2026-11-26), and 50 took 43 s here, setup included.
+#
+# The client starts at nice 19 (see bw) and is put back to nice 0 once
+# both its connections are up: stock siw sends a user QP's WRITEs in the
+# posting process's own ibv_post_send() (siw_post_send() runs the SQ in the
+# syscall), and perftest's server busy-polls at nice 0, so a client left
+# at nice 19 got about 1.5% of the VM's one CPU: one 64 KiB WRITE every 3
+# to 9 s, 84 to 141 s per siw -> softrnic run where 2 s do after the
+# renice (2026-11-26, tests/e2e loop of 6 runs; the CI failure of
+# ib_write_bw-siw2sr, client killed at 60 s, was this, not a stall).
 # orcm-timeout: 400
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
@@ -24,6 +33,41 @@ SIZE=65536 ITERS=20
 # their netdev): wait for the one of the server's netdev, or a client can
 # race it and get a RST from another device's socket.
 tcp_listening() { ip netns exec "$1" ss -Hltn "sport = :$2" | grep -qF "%$3:"; }
+
+# conns_up NETNS PORT: perftest's two connections (parameters, data QP)
+# are established at the server's end, in NETNS.
+conns_up() { [ "$(ip netns exec "$1" ss -Htn state established "sport = :$2" | wc -l)" -ge 2 ]; }
+
+# client NAME SECS SERVER_NS PORT CMD...: run_to for a perftest client
+# started at nice 19: back at nice 0 once conns_up (the head says why). On
+# the deadline: TERM, KILL 2 s later (status 143 or 137), after the
+# progress of the transfer (bytes of the server's sockets, the client's
+# CPU ticks) is shown, which tells a stalled stream from a starved client.
+client() {
+	local name=$1 secs=$2 ns=$3 port=$4 pid up=0 rc=0 t0=$SECONDS
+	shift 4
+	bg "/tmp/$name.log" "$@"
+	pid=$LAST_PID
+	while kill -0 "$pid" 2>/dev/null && [ $((SECONDS - t0)) -lt "$secs" ]; do
+		if [ $up = 0 ] && conns_up "$ns" "$port"; then
+			renice -n 0 -p "$pid" >/dev/null && up=1
+			say "$name: connected at $((SECONDS - t0)) s, the client at nice 0"
+		fi
+		sleep 0.2
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		say "$name: client still running after $secs s (connected: $up); its CPU ticks" \
+			"$(cut -d' ' -f3,14,15,19 "/proc/$pid/stat" 2>/dev/null); the server's sockets:"
+		ip netns exec "$ns" ss -tin "sport = :$port" || true
+		grep -H . /sys/kernel/debug/softrnic/* 2>/dev/null | grep -E 'flags|_work|rx_pos|tx_len' || true
+		kill -TERM "$pid" 2>/dev/null || true
+		sleep 2
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" || rc=$?
+	show "/tmp/$name.log"
+	return $rc
+}
 
 # bw NAME TOOL SERVER_NS SERVER_DEV CLIENT_NS CLIENT_DEV SERVER_ADDR PORT:
 # one transfer; after perftest's own race (above) it is run again, at most
@@ -40,11 +84,11 @@ bw() {
 		# (softrnic's and siw's are real host sockets): wait for the socket.
 		wait_for 10 "$name: TCP listener on port $port" tcp_listening "$3" "$port" \
 			"$([ "$3" = "$NS_A" ] && echo vA || echo vB)"
-		# The client at the lowest priority: on the VM's one CPU the
-		# server then makes its data listener before the client connects.
+		# The client at the lowest priority while it connects: on the
+		# VM's one CPU the server then makes its data listener first.
 		t1=$SECONDS
-		run_to "/tmp/$name.log" 60 ip netns exec "$5" nice -n 19 "$tool" -R -d "$6" -p "$port" \
-			-s $SIZE -n $ITERS -F "$7" || rc=$?
+		client "$name" 60 "$3" "$port" ip netns exec "$5" nice -n 19 "$tool" -R -d "$6" \
+			-p "$port" -s $SIZE -n $ITERS -F "$7" || rc=$?
 		say "$name: client ran $((SECONDS - t1)) s (setup $((t1 - t0)) s)"
 		if [ $rc -ne 0 ] && [ $try -lt 3 ] && perftest_race "$name"; then
 			kill "$server" 2>/dev/null || true
