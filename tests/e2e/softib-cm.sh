@@ -27,6 +27,8 @@
 #     drops ib1's record, and the next resolutions ask again, once;
 #   - the SM killed (at the end): rping, up, goes on passing data; a new
 #     route resolution that needs the SA fails with ROUTE_ERROR in time;
+#   - an SM-driven LID change (at the end: opensm back with LMC 1): new
+#     connections use the new LIDs (our path cache drops the old records);
 #   - IPoIB connected mode: IPoIB's own ib_cm client connects RC QPs on
 #     an SRQ, MTU 65520, 65000-byte pings (DF) cross them; back in
 #     datagram mode the connections are torn down (see below).
@@ -237,3 +239,25 @@ wait_pid "$server" 10 || true
 say "the rping server exited $((SECONDS - t1)) s after the client"
 wait_for 10 "no CM id left after rping" cm_ids_empty
 say "ok: the SM dead: rping went on ($pings0 -> $pings1 verified pings), a new route failed cleanly ($ORCM_STACK, $((SECONDS - t0)) s)"
+
+# An SM-driven LID change: opensm back with LMC 1 (a port's base LID a
+# multiple of 2) moves ib0 off LID 1. Our path cache drops the records of
+# the old LIDs (the port events: LID change, SM change, reregister), and
+# new connections from ib1 to ib0 use the new LID (a stale record would
+# address a LID nobody has): ucmatose, client in netns B.
+sib_lid() { rdma link show "$1/1" | sed -n 's/.* lid \([0-9]*\) .*/\1/p'; }
+t0=$SECONDS
+l0=$(sib_lid ib0)
+[ "$ORCM_STACK" != ours ] || i0=$(pc invalidated)
+sib_sm_start -l 1
+wait_for 30 "ib0's LID changed from $l0" bash -c "$(declare -f sib_lid); [ \"\$(sib_lid ib0)\" != $l0 ] && [ -n \"\$(sib_lid ib0)\" ]"
+wait_for 30 "both ports ACTIVE again" sib_both ACTIVE
+say "LIDs now: ib0 $(sib_lid ib0) (was $l0), ib1 $(sib_lid ib1); $(rdma link show ib0/1 | grep -o 'lmc [0-9]*')"
+wait_for 30 "ping $SIB_IP1 over IPoIB after the LID change" ping -c 1 -W 1 "$SIB_IP1"
+if [ "$ORCM_STACK" = ours ]; then
+	[ "$(pc invalidated)" -gt "$i0" ] || fail "the path cache dropped nothing on the LID change"
+fi
+transfer_pair sib-ucmatose-lid 7336 ucmatose -b "$SIB_IP0" -p 7336 -c 2 -C 5 -- \
+	"${IN_B[@]}" ucmatose -s "$SIB_IP0" -b "$SIB_IP1" -p 7336 -c 2 -C 5
+wait_for 10 "no CM id left after ucmatose" cm_ids_empty
+say "ok: after an SM-driven LID change, new connections use the new LIDs ($ORCM_STACK, $((SECONDS - t0)) s)"
