@@ -486,6 +486,7 @@ long cm_ids_live(void);
 void cm_test_add_device(struct cm_device *cm_dev);
 void cm_test_del_device(struct cm_device *cm_dev);
 void cm_test_flush(void);
+bool cm_av_sgid_gone(const struct ib_gid_attr *attr);
 #endif
 
 #endif /* _OPENRDMA_IBCM_PRIV_H */

@@ -161,6 +161,32 @@ static int cm_post(struct ib_mad_send_buf *buf)
 	return ret;
 }
 
+/*
+ * Whether the source GID entry of @priv's address vector left the GID
+ * table (RoCE: the entry of an address deleted, or deleted and added again
+ * at another index, as a bond's MAC change does to every GID of the bond).
+ * The id's AH, made once, still names the entry's old index, which now
+ * holds nothing or another GID: rxe fails such a send in its requester and
+ * leaves the port's QP1 in error for good, so that no MAD of any id leaves
+ * the port again. In-tree makes an AH per MAD, and ib_core refuses one whose
+ * RoCE v2 source GID entry is gone (rdma_lag_get_ah_roce_slave()); here the
+ * send is refused instead. Any context; priv->lock held by the caller.
+ */
+VISIBLE_IF_KUNIT bool cm_av_sgid_gone(const struct ib_gid_attr *attr)
+{
+	struct net_device *ndev;
+	bool gone;
+
+	if (!attr || !rdma_protocol_roce(attr->device, attr->port_num))
+		return false;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	gone = IS_ERR(ndev);
+	rcu_read_unlock();
+	return gone;
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_av_sgid_gone);
+
 static int cm_send_buf(struct cm_id_priv *priv, const struct cm_msg *msg,
 		       unsigned int timeout_ms, int retries, bool keep,
 		       unsigned long flags)
@@ -171,6 +197,10 @@ static int cm_send_buf(struct cm_id_priv *priv, const struct cm_msg *msg,
 	lockdep_assert_held(&priv->lock);
 	if (!priv->mad_ah)
 		return -EINVAL;
+	if (cm_av_sgid_gone(priv->ah_attr.grh.sgid_attr)) {
+		cm_count(CM_CNT_TX_ERR);
+		return -ENETUNREACH;
+	}
 	spin_lock(&priv->port->agent_lock);
 	buf = cm_alloc_msg(priv->port, priv->pkey_index, msg);
 	spin_unlock(&priv->port->agent_lock);

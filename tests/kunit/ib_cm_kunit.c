@@ -13,16 +13,19 @@
 #include <kunit/test.h>
 #include <linux/debug_locks.h>
 #include <linux/delay.h>
+#include <linux/etherdevice.h>
 #include <linux/kthread.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/unaligned.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_mad.h>
 
 #include "ib_cm/cm_priv.h"
+#include "mock_rnic_ops.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -1499,6 +1502,228 @@ static void ibcm_count_sent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, msgs(fd, CM_GRP_TX, c->attr_id), 2 * c->tx);
 }
 
+/* ---- a MAD through a source GID entry that left the GID table ---- */
+
+/*
+ * A RoCE device of the test's own on a netdev of its own: ib_core keeps its
+ * GID table (the netdev's default GID at index 0). It has no QP or CQ, so
+ * ib_mad and ib_cm do not open its port.
+ */
+struct roce_mock {
+	struct ib_device	ibdev;
+	bool			registered;
+};
+
+static int roce_query_device(struct ib_device *ibdev,
+			     struct ib_device_attr *attr, struct ib_udata *udata)
+{
+	memset(attr, 0, sizeof(*attr));
+	return 0;
+}
+
+static int roce_port_immutable(struct ib_device *ibdev, u32 port,
+			       struct ib_port_immutable *imm)
+{
+	imm->gid_tbl_len = 8;
+	imm->pkey_tbl_len = 1;
+	imm->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	imm->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static int roce_query_port(struct ib_device *ibdev, u32 port,
+			   struct ib_port_attr *attr)
+{
+	int ret = mock_rnic_query_port(ibdev, port, attr);
+
+	attr->gid_tbl_len = 8;
+	return ret;
+}
+
+static int roce_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
+			  struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int roce_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
+			  int mask, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int roce_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int roce_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
+			  struct uverbs_attr_bundle *attrs)
+{
+	return -EOPNOTSUPP;
+}
+
+struct roce_pd {
+	struct ib_pd ibpd;
+};
+
+struct roce_cq {
+	struct ib_cq ibcq;
+};
+
+struct roce_qp {
+	struct ib_qp ibqp;
+};
+
+static const struct ib_device_ops roce_mock_ops = {
+	.owner = THIS_MODULE,
+	.query_pkey = mock_rnic_query_pkey,
+	.alloc_pd = mock_rnic_alloc_pd,
+	.dealloc_pd = mock_rnic_dealloc_pd,
+	.post_send = mock_rnic_post_send,
+	.post_recv = mock_rnic_post_recv,
+	.destroy_cq = mock_rnic_destroy_cq,
+	.poll_cq = mock_rnic_poll_cq,
+	.req_notify_cq = mock_rnic_req_notify_cq,
+	.get_dma_mr = mock_rnic_get_dma_mr,
+	.reg_user_mr = mock_rnic_reg_user_mr,
+	.dereg_mr = mock_rnic_dereg_mr,
+	.query_port = roce_query_port,
+	.get_port_immutable = roce_port_immutable,
+	.query_device = roce_query_device,
+	.create_qp = roce_create_qp,
+	.modify_qp = roce_modify_qp,
+	.destroy_qp = roce_destroy_qp,
+	.create_cq = roce_create_cq,
+	INIT_RDMA_OBJ_SIZE(ib_cq, roce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, roce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, roce_qp, ibqp),
+};
+
+static void roce_mock_release(void *arg)
+{
+	struct roce_mock *mock = arg;
+
+	if (mock->registered)
+		ib_unregister_device(&mock->ibdev);
+	ib_dealloc_device(&mock->ibdev);
+}
+
+static netdev_tx_t roce_ndev_xmit(struct sk_buff *skb, struct net_device *ndev)
+{
+	dev_kfree_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops roce_ndev_ops = {
+	.ndo_start_xmit = roce_ndev_xmit,
+	.ndo_set_mac_address = eth_mac_addr,
+};
+
+static void roce_ndev_release(void *ndev)
+{
+	unregister_netdev(ndev);
+	free_netdev(ndev);
+}
+
+/* The GID entry at @idx of @dev's port 1 once valid (within 2 s), held. */
+static const struct ib_gid_attr *roce_wait_gid(struct kunit *test,
+					       struct ib_device *dev, int idx)
+{
+	const struct ib_gid_attr *attr;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		attr = rdma_get_gid_attr(dev, 1, idx);
+		if (!IS_ERR(attr))
+			return attr;
+		msleep(20);
+	}
+	KUNIT_FAIL_AND_ABORT(test, "no GID at index %d", idx);
+	return NULL;
+}
+
+/*
+ * A bond's MAC change makes ib_core delete every GID of the netdev and add
+ * them again; an entry an id still holds stays, pending deletion, and the
+ * new one lands elsewhere. A connection's address vector made before names
+ * the old entry: a DREQ sent through it is refused (rxe would fail it and
+ * leave QP1 in error, ending every later MAD of the port) and the id enters
+ * timewait, as in-tree, where ib_core refuses the per-MAD AH. Before the
+ * change of MAC the same id's DREQ goes to the port (here: no agent).
+ */
+static void ibcm_dreq_sgid_gone(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	const struct ib_gid_attr *attr;
+	struct cm_id_priv *priv;
+	struct roce_mock *mock;
+	struct net_device *ndev;
+	struct sockaddr sa;
+	int i, ret;
+
+	ndev = alloc_netdev(0, "orcmg%d", NET_NAME_ENUM, ether_setup);
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	ndev->netdev_ops = &roce_ndev_ops;
+	ndev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
+	eth_hw_addr_random(ndev);
+	if (register_netdev(ndev)) {
+		free_netdev(ndev);
+		KUNIT_FAIL_AND_ABORT(test, "register_netdev");
+	}
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   roce_ndev_release,
+							   ndev));
+	rtnl_lock();
+	ret = dev_open(ndev, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, ret, 0);
+
+	mock = ib_alloc_device(roce_mock, ibdev);
+	KUNIT_ASSERT_NOT_NULL(test, mock);
+	mock->ibdev.node_type = RDMA_NODE_IB_CA;
+	mock->ibdev.phys_port_cnt = 1;
+	mock->ibdev.num_comp_vectors = 1;
+	ib_set_device_ops(&mock->ibdev, &roce_mock_ops);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   roce_mock_release,
+							   mock));
+	KUNIT_ASSERT_EQ(test, 0, ib_device_set_netdev(&mock->ibdev, ndev, 1));
+	KUNIT_ASSERT_EQ(test, 0, ib_register_device(&mock->ibdev, "orcmg%d",
+						    NULL));
+	mock->registered = true;
+
+	attr = roce_wait_gid(test, &mock->ibdev, 0);
+	KUNIT_EXPECT_FALSE(test, cm_av_sgid_gone(attr));
+
+	/* The id's address vector holds the entry (as after a REQ). */
+	priv = conn_id(test, fd, rec_new(test), true);
+	rdma_hold_gid_attr(attr);
+	priv->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	priv->ah_attr.ah_flags = IB_AH_GRH;
+	priv->ah_attr.grh.sgid_attr = attr;
+	priv->ah_attr.grh.sgid_index = attr->index;
+	/* Never used as an AH: refused, or no agent to send it. */
+	priv->mad_ah = ERR_PTR(-EINVAL);
+
+	eth_random_addr(sa.sa_data);
+	sa.sa_family = ndev->type;
+	rtnl_lock();
+	ret = dev_set_mac_address(ndev, &sa, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	for (i = 0; i < 100 && !cm_av_sgid_gone(attr); i++)
+		msleep(20);
+	KUNIT_EXPECT_TRUE(test, cm_av_sgid_gone(attr));
+	rdma_put_gid_attr(attr);
+
+	set_state(priv, IB_CM_ESTABLISHED);
+	ret = ib_send_cm_dreq(&priv->id, NULL, 0);
+	priv->mad_ah = NULL;
+	KUNIT_EXPECT_EQ(test, ret, -ENETUNREACH);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_TIMEWAIT);
+}
+
 /* A connection's id on the test's device, known to the peer as 0x51525354. */
 #define PEER_ID		cpu_to_be32(0x51525354)
 #define PEER_GUID	cpu_to_be64(0x0002c90300c0ffeeULL)
@@ -1688,6 +1913,7 @@ static struct kunit_case ibcm_conn_cases[] = {
 	KUNIT_CASE(ibcm_destroy_from_other_handler),
 	KUNIT_CASE(ibcm_destroy_no_flush),
 	KUNIT_CASE_PARAM(ibcm_path_from_req, path_gen_params),
+	KUNIT_CASE(ibcm_dreq_sgid_gone),
 	{}
 };
 
