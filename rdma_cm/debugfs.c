@@ -6,7 +6,8 @@
  * resolved, a wildcard listener). And the IB/RoCE connection requests
  * dropped as malformed (bad rdma_cm header, no path, bad port), in
  * /sys/kernel/debug/rdma_cm/ib_req_dropped. The path cache's counters
- * (path_cache.c) in /sys/kernel/debug/rdma_cm/path_cache.
+ * (path_cache.c) in /sys/kernel/debug/rdma_cm/path_cache, the tracking's
+ * (track.c) in /sys/kernel/debug/rdma_cm/track.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,6 +17,7 @@
 
 #include "cma_priv.h"
 #include "path_cache.h"
+#include "track.h"
 
 static atomic_long_t cma_nr_ids = ATOMIC_LONG_INIT(0);
 static atomic_long_t cma_nr_ib_req_dropped = ATOMIC_LONG_INIT(0);
@@ -72,6 +74,7 @@ void cma_debugfs_init(void)
 	debugfs_create_file_unsafe("ib_req_dropped", 0444, cma_debugfs_dir,
 				   NULL, &cma_ib_req_dropped_fops);
 	cma_pc_debugfs(cma_debugfs_dir);
+	cma_track_debugfs(cma_debugfs_dir);
 }
 
 void cma_debugfs_exit(void)

@@ -53,11 +53,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/visibility.h>
+#include <linux/debugfs.h>
 #include <linux/etherdevice.h>
 #include <linux/hashtable.h>
 #include <linux/inetdevice.h>
 #include <linux/jhash.h>
 #include <linux/netdevice.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <net/if_inet6.h>
@@ -102,6 +104,14 @@ static struct workqueue_struct *cma_track_wq;
 static atomic_long_t cma_track_visit_count;
 /* Events marked on ids (for the tests: which ids an event reached). */
 static atomic_long_t cma_track_kick_count;
+/*
+ * The latest run of an id's work behind a timed event: from the event to
+ * the work's start (queueing and scheduling), and the work's own run
+ * (re-validation and the driver's callback). Written by the works, read by
+ * debugfs; racy snapshots.
+ */
+static atomic64_t cma_track_last_delay_ns = ATOMIC64_INIT(-1);
+static atomic64_t cma_track_last_run_ns = ATOMIC64_INIT(-1);
 
 static u32 cma_track_hash(const struct cma_track_key *key)
 {
@@ -785,8 +795,11 @@ static void cma_track_work(struct work_struct *work)
 		container_of(work, struct rdma_id_private, track.work);
 	unsigned long pending = xchg(&id_priv->track.pending, 0);
 	u64 when = atomic64_xchg(&id_priv->track.ev_time, 0);
+	u64 start = ktime_get_ns();
 	enum rdma_cm_state state;
 
+	if (when)
+		atomic64_set(&cma_track_last_delay_ns, start - when);
 	mutex_lock(&id_priv->handler_mutex);
 	state = cma_state(id_priv);
 	if (state == RDMA_CM_DESTROYING || state == RDMA_CM_DEVICE_REMOVAL)
@@ -798,6 +811,9 @@ static void cma_track_work(struct work_struct *work)
 		       BIT(CMA_TRACK_EV_ADDR_GONE))) {
 		cma_track_revalidate(id_priv);
 		cma_track_push(id_priv, when);
+		if (when)
+			atomic64_set(&cma_track_last_run_ns,
+				     ktime_get_ns() - start);
 	}
 
 	if ((pending & BIT(CMA_TRACK_EV_ADDR_CHANGE) &&
@@ -822,6 +838,22 @@ static void cma_track_work(struct work_struct *work)
 out_unlock:
 	mutex_unlock(&id_priv->handler_mutex);
 	cma_id_put(id_priv);
+}
+
+static int cma_track_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "kicks %ld\nvisits %ld\nlast_delay_ns %lld\nlast_run_ns %lld\n",
+		   atomic_long_read(&cma_track_kick_count),
+		   atomic_long_read(&cma_track_visit_count),
+		   (long long)atomic64_read(&cma_track_last_delay_ns),
+		   (long long)atomic64_read(&cma_track_last_run_ns));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cma_track);
+
+void cma_track_debugfs(struct dentry *dir)
+{
+	debugfs_create_file("track", 0444, dir, NULL, &cma_track_fops);
 }
 
 static struct notifier_block cma_track_netdev_nb = {

@@ -115,6 +115,9 @@ void cma_track_route_event(const struct net *net,
 void cma_track_queue(struct work_struct *work);
 int cma_track_fib_init(void);
 void cma_track_fib_exit(void);
+struct dentry;
+/* /sys/kernel/debug/rdma_cm/track: counters and the latest work's timing. */
+void cma_track_debugfs(struct dentry *dir);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 struct neighbour;

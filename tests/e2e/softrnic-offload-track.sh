@@ -324,13 +324,20 @@ in_a ip addr add $ADDR_A/24 dev vA
 follow "A's address back" route ok "$FA"
 # The latency of an update with the guest idle (no stream, no busy-polling
 # perftest): A's MTU 1500 -> 1400 and back, twice.
+# rdma_cm's own split of each (debugfs rdma_cm/track): from the event to
+# its work's start, and the work's run up to the driver's callback.
 LOADED=("${LATS[@]}")
 LATS=()
+TRK=/sys/kernel/debug/rdma_cm/track
+split=''
 for m in 1400 1500 1400 1500; do
 	in_a ip link set vA mtu $m
 	mulpdu_of $m
 	follow "idle: A's MTU $m" mulpdu "$MUL" "$FA"
+	load "$TRK"
+	split+="${V[last_delay_ns]}+${V[last_run_ns]} "
 done
+say "idle: rdma_cm's work, event to start + run, ns: $split"
 show "$FA"
 rc=0 src=0
 wait_pid "$pclient" 60 || rc=$?

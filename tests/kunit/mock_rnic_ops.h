@@ -25,8 +25,10 @@ static int mock_rnic_query_port(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-static int mock_rnic_port_immutable(struct ib_device *ibdev, u32 port,
-				    struct ib_port_immutable *imm)
+/* (ib_cm_kunit.c's RoCE mock has its own) */
+static int __maybe_unused mock_rnic_port_immutable(struct ib_device *ibdev,
+						   u32 port,
+						   struct ib_port_immutable *imm)
 {
 	imm->gid_tbl_len = 1;
 	imm->pkey_tbl_len = 1;
