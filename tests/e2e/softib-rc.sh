@@ -45,6 +45,20 @@ pingpong() {
 		127.0.0.1 || rc=$?
 	wait_pid "$server" 20 || src=$?
 	show "/tmp/$name-server.log"
+	# Under loss, the ACK of the server's last SEND can be lost after the
+	# client, which received that SEND (its data checked), has exited:
+	# ibv_rc_pingpong has no closing handshake, so the server's RC QP
+	# retries into a peer that is gone and ends with "transport retry
+	# counter exceeded", as it would over any RC transport. Only that
+	# outcome, with the client done, is accepted, and said.
+	if [ "$rc" -eq 0 ] && [ "$src" -ne 0 ] && [ -n "${PP_LOSSY:-}" ] &&
+		grep -q "$PP_ITERS iters in" "/tmp/$name.log" &&
+		[ "$(grep -c 'Failed status' "/tmp/$name-server.log")" -eq 1 ] &&
+		grep -q 'Failed status transport retry counter exceeded (12)' "/tmp/$name-server.log"; then
+		say "$name: the server's last SEND was delivered (the client got all $PP_ITERS)," \
+			"its ACK lost after the client exited: retry exceeded at the server"
+		src=0
+	fi
 	[ "$rc" -eq 0 ] && [ "$src" -eq 0 ] ||
 		fail "$name: ibv_rc_pingpong client exit $rc, server exit $src"
 	grep -q "iters in" "/tmp/$name.log" || fail "$name: no summary line"
@@ -85,7 +99,9 @@ for d in vA vB; do
 	tc qdisc add dev "$d" root netem loss 3% reorder 10% delay 1ms ||
 		fail "tc netem on $d"
 done
-pingpong pp-lossy 18516 -s 8192 -n 100 -m 1024
+PP_LOSSY=1 PP_ITERS=100
+pingpong pp-lossy 18516 -s 8192 -n $PP_ITERS -m 1024
+PP_LOSSY=
 for d in vA vB; do tc qdisc del dev "$d" root; done
 after=$(recovered)
 [ "$after" -gt "$before" ] ||
