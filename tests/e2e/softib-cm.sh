@@ -12,8 +12,8 @@
 #   - rping: an RC connection (REQ/REP/RTU with the SA's path: LIDs, MTU)
 #     between the IPoIB addresses, 3 verified pings, over softib's RC;
 #   - ucmatose (4 connections x 20 messages) and cmtime (20 connections
-#     in flight) over the IPoIB addresses (ib_write_bw -R is not here: over
-#     softib it hangs on both stacks, as it does over rxe: rxe-cmtime.sh);
+#     in flight) over the IPoIB addresses (ib_write_bw -R is not here yet:
+#     see docs/ib-roce.md);
 #   - AF_IB (softib-afib.bash): bind/resolve with struct sockaddr_ib, RC
 #     connections between the GIDs (the SA's route, then rdma_set_ib_path()
 #     from userspace), and librdmacm's AF_IB probe (mckey -o joins
