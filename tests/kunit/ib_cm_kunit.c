@@ -1577,17 +1577,7 @@ struct roce_qp {
 
 static const struct ib_device_ops roce_mock_ops = {
 	.owner = THIS_MODULE,
-	.query_pkey = mock_rnic_query_pkey,
-	.alloc_pd = mock_rnic_alloc_pd,
-	.dealloc_pd = mock_rnic_dealloc_pd,
-	.post_send = mock_rnic_post_send,
-	.post_recv = mock_rnic_post_recv,
-	.destroy_cq = mock_rnic_destroy_cq,
-	.poll_cq = mock_rnic_poll_cq,
-	.req_notify_cq = mock_rnic_req_notify_cq,
-	.get_dma_mr = mock_rnic_get_dma_mr,
-	.reg_user_mr = mock_rnic_reg_user_mr,
-	.dereg_mr = mock_rnic_dereg_mr,
+	MOCK_RNIC_VERB_OPS,
 	.query_port = roce_query_port,
 	.get_port_immutable = roce_port_immutable,
 	.query_device = roce_query_device,

@@ -5,7 +5,9 @@
  * never exercise: one ACTIVE iWARP port with one P_Key, PDs that cost
  * nothing, no data path. The GID is each mock's own. Shared by
  * tests/kunit/cma_dev_kunit.c and tests/bench/null_rnic.c; a file that
- * includes it puts MOCK_RNIC_COMMON_OPS in its struct ib_device_ops.
+ * includes it puts MOCK_RNIC_COMMON_OPS in its struct ib_device_ops, or
+ * MOCK_RNIC_VERB_OPS and ports of its own (tests/kunit/ib_cm_kunit.c's
+ * RoCE mock).
  */
 #ifndef _ORCM_MOCK_RNIC_OPS_H
 #define _ORCM_MOCK_RNIC_OPS_H
@@ -25,7 +27,7 @@ static int mock_rnic_query_port(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-/* (ib_cm_kunit.c's RoCE mock has its own) */
+/* (ib_cm_kunit.c's RoCE mock has its own: MOCK_RNIC_VERB_OPS) */
 static int __maybe_unused mock_rnic_port_immutable(struct ib_device *ibdev,
 						   u32 port,
 						   struct ib_port_immutable *imm)
@@ -100,9 +102,8 @@ static int mock_rnic_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
 	return 0;
 }
 
-#define MOCK_RNIC_COMMON_OPS					\
-	.query_port = mock_rnic_query_port,			\
-	.get_port_immutable = mock_rnic_port_immutable,		\
+/* The verbs without the port's (a mock of another link layer has its own). */
+#define MOCK_RNIC_VERB_OPS					\
 	.query_pkey = mock_rnic_query_pkey,			\
 	.alloc_pd = mock_rnic_alloc_pd,				\
 	.dealloc_pd = mock_rnic_dealloc_pd,			\
@@ -114,5 +115,10 @@ static int mock_rnic_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
 	.get_dma_mr = mock_rnic_get_dma_mr,			\
 	.reg_user_mr = mock_rnic_reg_user_mr,			\
 	.dereg_mr = mock_rnic_dereg_mr
+
+#define MOCK_RNIC_COMMON_OPS					\
+	.query_port = mock_rnic_query_port,			\
+	.get_port_immutable = mock_rnic_port_immutable,		\
+	MOCK_RNIC_VERB_OPS
 
 #endif /* _ORCM_MOCK_RNIC_OPS_H */
