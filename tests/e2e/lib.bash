@@ -286,19 +286,28 @@ ucmatose_once() {
 	say "$1: server output:"
 	show "/tmp/$1-server.log"
 }
+# pair_begin NAME PORT SERVER_CMD... -- CLIENT_CMD...: the server in the
+# background (its output in /tmp/NAME-server.log, its pid in PAIR_SERVER)
+# until it listens on PORT; the client's command in PAIR_CLIENT.
+pair_begin() {
+	local name=$1 port=$2 scmd=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do scmd+=("$1"); shift; done
+	shift
+	PAIR_CLIENT=("$@")
+	bg "/tmp/$name-server.log" "${scmd[@]}"
+	PAIR_SERVER=$LAST_PID
+	wait_for 10 "$name: the server listening on $port" cm_id_listening "$port"
+}
 # transfer_pair NAME PORT SERVER_CMD... -- CLIENT_CMD...: an rdmacm-utils
 # server (ucmatose, udaddy) in the background until it listens on PORT, then
 # the client; both must exit 0 and say "data transfers complete". Logs in
 # /tmp/NAME-server.log and /tmp/NAME-client.log.
 transfer_pair() {
-	local name=$1 port=$2 scmd=() server rc=0 src=0 f
-	shift 2
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do scmd+=("$1"); shift; done
-	shift
-	bg "/tmp/$name-server.log" "${scmd[@]}"
-	server=$LAST_PID
-	wait_for 10 "$name: the server listening on $port" cm_id_listening "$port"
-	run_to "/tmp/$name-client.log" "$STEP" "$@" || rc=$?
+	local name=$1 port=$2 server rc=0 src=0 f
+	pair_begin "$@"
+	server=$PAIR_SERVER
+	run_to "/tmp/$name-client.log" "$STEP" "${PAIR_CLIENT[@]}" || rc=$?
 	wait_pid "$server" "$STEP" || src=$?
 	say "$name: server output:"
 	show "/tmp/$name-server.log"
@@ -307,6 +316,32 @@ transfer_pair() {
 	for f in "/tmp/$name-client.log" "/tmp/$name-server.log"; do
 		grep -q 'data transfers complete' "$f" || fail "$f: no 'data transfers complete'"
 	done
+}
+
+# cmtime_pair NAME PORT SERVER_CMD... -- CLIENT_CMD...: librdmacm's cmtime
+# server (it serves until it is stopped) in the background until it listens
+# on PORT, then the client, which must exit 0, time a connect step and
+# report no failure; no CM id is left. Logs in /tmp/NAME-server.log and
+# /tmp/NAME-client.log.
+cmtime_pair() {
+	local name=$1 rc=0
+	pair_begin "$@"
+	run_to "/tmp/$name-client.log" "$STEP" "${PAIR_CLIENT[@]}" || rc=$?
+	kill "$PAIR_SERVER" 2>/dev/null || true
+	wait_pid "$PAIR_SERVER" "$STEP" || true
+	show "/tmp/$name-server.log"
+	cmtime_verdict "$name" "$rc"
+	wait_for 20 "no CM id left after $name" cm_ids_empty
+}
+
+# cmtime_verdict NAME CLIENT_RC: the cmtime client of /tmp/NAME-client.log
+# exited 0, timed a connect step and reported no failure.
+cmtime_verdict() {
+	[ "$2" -eq 0 ] || fail "$1: cmtime client ($ORCM_STACK) exit status $2"
+	grep -q 'connect' "/tmp/$1-client.log" || fail "$1: cmtime printed no connect step"
+	if grep -qE '^failure|^event:|ERROR' "/tmp/$1-client.log"; then
+		fail "$1: cmtime reported a failure"
+	fi
 }
 
 ucmatose_pair() {

@@ -13,19 +13,6 @@
 . "$(dirname "$0")/rxe-lib.bash"
 setup_rxe_pair
 
-bg /tmp/cmtime-server.log cmtime -b "$RADDR_B" -p 7342
-server=$LAST_PID
-wait_for 10 "cmtime server listening" cm_id_listening 7342
-rc=0
-run_to /tmp/cmtime-client.log "$STEP" cmtime -s "$RADDR_B" -p 7342 -c 50 || rc=$?
-# The server serves until it is stopped.
-kill "$server" 2>/dev/null || true
-wait_pid "$server" "$STEP" || true
-show /tmp/cmtime-server.log
-[ "$rc" -eq 0 ] || fail "cmtime client exit status $rc"
-grep -q 'connect' /tmp/cmtime-client.log || fail "cmtime printed no connect step"
-if grep -qE '^failure|^event:|ERROR' /tmp/cmtime-client.log; then
-	fail "cmtime reported a failure"
-fi
-wait_for 20 "no CM id left after cmtime" cm_ids_empty
+cmtime_pair rxe-cmtime 7342 cmtime -b "$RADDR_B" -p 7342 -- \
+	cmtime -s "$RADDR_B" -p 7342 -c 50
 say "ok: cmtime over rxe, 50 connections"

@@ -94,18 +94,8 @@ say "ok: ucmatose over IPoIB addresses, 4 connections x 20 messages"
 
 # cmtime: 20 connections through every step (resolve address and route,
 # connect, disconnect), all in flight at once.
-bg /tmp/sib-cmtime-server.log "${IN_B[@]}" cmtime -b "$SIB_IP1" -p 7332
-server=$LAST_PID
-wait_for 10 "cmtime server listening" cm_id_listening 7332
-rc=0
-run_to /tmp/sib-cmtime.log "$STEP" cmtime -s "$SIB_IP1" -b "$SIB_IP0" -p 7332 -c 20 || rc=$?
-# The server serves until it is stopped.
-kill "$server" 2>/dev/null || true
-wait_pid "$server" 10 || true
-[ "$rc" -eq 0 ] || fail "cmtime over IPoIB: client exit status $rc"
-grep -q 'connect' /tmp/sib-cmtime.log || fail "cmtime printed no connect step"
-! grep -qE '^failure|^event:|ERROR' /tmp/sib-cmtime.log || fail "cmtime over IPoIB reported a failure"
-wait_for 10 "no CM id left after cmtime" cm_ids_empty
+cmtime_pair sib-cmtime 7332 "${IN_B[@]}" cmtime -b "$SIB_IP1" -p 7332 -- \
+	cmtime -s "$SIB_IP1" -b "$SIB_IP0" -p 7332 -c 20
 say "ok: cmtime over IPoIB addresses, 20 connections (ucmatose and cmtime: $((SECONDS - t0)) s)"
 
 t0=$SECONDS
@@ -245,7 +235,6 @@ say "ok: the SM dead: rping went on ($pings0 -> $pings1 verified pings), a new r
 # the old LIDs (the port events: LID change, SM change, reregister), and
 # new connections from ib1 to ib0 use the new LID (a stale record would
 # address a LID nobody has): ucmatose, client in netns B.
-sib_lid() { rdma link show "$1/1" | sed -n 's/.* lid \([0-9]*\) .*/\1/p'; }
 t0=$SECONDS
 l0=$(sib_lid ib0)
 [ "$ORCM_STACK" != ours ] || i0=$(pc invalidated)

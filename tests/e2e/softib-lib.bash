@@ -59,6 +59,8 @@ sib_pair() {
 
 # sib_state DEV: the port's state word as `rdma link` prints it
 sib_state() { rdma link show "$1/1" | sed -n 's/.* state \([A-Z_]*\).*/\1/p'; }
+# sib_lid DEV: the port's LID as `rdma link` prints it
+sib_lid() { rdma link show "$1/1" | sed -n 's/.* lid \([0-9]*\) .*/\1/p'; }
 
 sib_drops() { awk -v r="$2" '$1 == r { print $2 }' "$SIB_DEBUGFS/$1/drops"; }
 

@@ -25,11 +25,7 @@ for s in a b; do
 		rc=0
 		run_to "/tmp/$name-client.log" "$STEP" cmtime -s "$srv" -p 7340 -c 50 || rc=$?
 		barrier "$name-client"
-		[ "$rc" -eq 0 ] || fail "$name: client ($ORCM_STACK) exit status $rc"
-		grep -q 'connect' "/tmp/$name-client.log" || fail "$name: no connect step"
-		if grep -qE '^failure|^event:|ERROR' "/tmp/$name-client.log"; then
-			fail "$name: cmtime reported a failure"
-		fi
+		cmtime_verdict "$name" "$rc"
 	fi
 	wait_for 20 "$name: no CM id left" cm_ids_empty
 	barrier "$name-done"
