@@ -188,6 +188,13 @@ struct rdma_id_private {
 	bool			cm_is_ib;
 	/* A passive IB id answered the request (REP); handler_mutex. */
 	bool			ib_replied;
+	/*
+	 * The task running the id's handler, and whether that handler called
+	 * rdma_destroy_id() on its own id (cma_deliver(), rdma_destroy_id());
+	 * both written under handler_mutex by its holder.
+	 */
+	struct task_struct	*handler_task;
+	bool			destroy_in_handler;
 	spinlock_t		mc_lock;	/* protects @mc_list */
 	/* Network changes under the id (track.c, track.h). */
 	struct cma_track	track;

@@ -174,7 +174,9 @@ EXPORT_SYMBOL(rdma_create_user_id);
 
 /*
  * Calls the consumer's handler. The caller holds handler_mutex and has
- * checked that the id is not being destroyed.
+ * checked that the id is not being destroyed. A non-zero return tells the
+ * caller to destroy the id; so does a handler that called rdma_destroy_id()
+ * on its own id (see there).
  */
 int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *ev)
 {
@@ -182,9 +184,13 @@ int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *ev)
 
 	lockdep_assert_held(&id_priv->handler_mutex);
 	trace_cm_event_handler(id_priv, ev);
+	WRITE_ONCE(id_priv->handler_task, current);
 	ret = id_priv->id.event_handler(&id_priv->id, ev);
+	WRITE_ONCE(id_priv->handler_task, NULL);
 	trace_cm_event_done(id_priv, ev, ret);
 	WARN_ON_ONCE(ret && id_priv->internal_id);
+	if (id_priv->destroy_in_handler && !ret)
+		ret = -ECONNABORTED;
 	return ret;
 }
 
@@ -289,10 +295,25 @@ void cma_destroy_handler_locked(struct rdma_id_private *id_priv)
 	cma_release(id_priv, old_state);
 }
 
+/*
+ * The handler of @id may not destroy @id (it returns non-zero instead), and
+ * in-tree deadlocks on its own handler_mutex when one does. rdma_ucm does,
+ * when it cannot allocate the CONNECT_REQUEST event of a new id
+ * (ucma_connect_event_handler()): a failed kmalloc hung the CM for good.
+ * Ours marks the id and lets the delivery destroy it once the handler
+ * returns, exactly once, as for a non-zero return; the caller must not
+ * touch @id again either way. handler_task is only ever equal to current
+ * in the task that set it, so the unlocked read cannot match by a race.
+ */
 void rdma_destroy_id(struct rdma_cm_id *id)
 {
 	struct rdma_id_private *id_priv = to_id_priv(id);
 
+	if (READ_ONCE(id_priv->handler_task) == current) {
+		lockdep_assert_held(&id_priv->handler_mutex);
+		id_priv->destroy_in_handler = true;
+		return;
+	}
 	mutex_lock(&id_priv->handler_mutex);
 	cma_destroy_handler_locked(id_priv);
 }

@@ -10,6 +10,10 @@
 # Every failure must be a clean error: no splat (the VM's judge fails the
 # test on one), no hang (the deadlines), no leak (the run's kmemleak scan),
 # and once injection stops a real rping works and every CM id is gone.
+# rdma_ucm (stock) is a target too: its allocations in our handlers' calls
+# have its error paths call back into our rdma_cm; one of them destroys the
+# new id inside its own CONNECT_REQUEST handler, which hung ours (and hangs
+# in-tree) before rdma_destroy_id() learned to defer that destroy.
 # Figures: allocations failed per module (the fault attributes' counters).
 # Ours only: the in-tree modules are not ours to inject into.
 # shellcheck source=tests/e2e/lib.bash
@@ -104,7 +108,7 @@ connect_loop() {
 # ---- RoCE over rxe0: rdma_cm and ib_cm ----
 setup_rxe
 PORT=7700
-for m in rdma_cm ib_cm; do
+for m in rdma_cm ib_cm rdma_ucm; do
 	FAULT_MOD=$m
 	connect_loop "faults-rxe-$m" \
 		"$CMPROBE" -s -b "$ADDR_R" -p $PORT -k 0 -n 0 -T 60 -- \
@@ -128,4 +132,4 @@ run_to /tmp/faults-rping.log "$STEP" rping -c -v -V -a "$ADDR_R" -p $PORT -C 3 |
 wait_pid "$rs" "$STEP" || true
 [ "$rc" -eq 0 ] || fail "rping after the injection: exit status $rc"
 wait_for 30 "no CM id left after the rping" cm_ids_empty
-say "ok: allocation failures in rdma_cm and ib_cm end cleanly"
+say "ok: allocation failures in rdma_cm, ib_cm and rdma_ucm end cleanly"

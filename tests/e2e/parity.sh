@@ -404,7 +404,7 @@ while IFS= read -r sc; do
 	case "$sc" in
 	kunit:*:*)
 		m=${sc#kunit:} c=${m#*:} m=${m%%:*}
-		grep -qF -e "\"$c\"" -e "KUNIT_CASE($c)" "$ORCM_REPO/tests/kunit/$m.c" 2>/dev/null ||
+		grep -qF -e "\"$c\"" -e "KUNIT_CASE($c)" -e "KUNIT_CASE_PARAM($c," "$ORCM_REPO/tests/kunit/$m.c" 2>/dev/null ||
 			{ bad=$((bad + 1)); say "STALE DEVIATION: no KUnit case '$c' in tests/kunit/$m.c"; }
 		;;
 	*)

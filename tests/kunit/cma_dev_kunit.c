@@ -361,6 +361,9 @@ struct cmk_consumer {
 	struct ib_pd *pd;
 	int create_qp_ret, accept_ret;
 	atomic_t n_req_done;		/* CONNECT_REQUEST handlers returned */
+	/* CONNECT_REQUEST: rdma_destroy_id() the new id, return @req_ret. */
+	bool req_destroy_self;
+	int req_ret;
 };
 
 static void cmk_destroy_work(struct work_struct *w)
@@ -411,6 +414,12 @@ static int cmk_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		}
 		return c->removal_ret;
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		if (c->req_destroy_self) {
+			/* rdma_ucm, when it cannot allocate the event. */
+			rdma_destroy_id(id);
+			atomic_inc(&c->n_req_done);
+			return c->req_ret;
+		}
 		if (c->req_block) {
 			complete(&c->req_entered);
 			wait_for_completion(&c->req_go);
@@ -768,6 +777,51 @@ static void cmk_test_accept_fails(struct kunit *test)
 }
 
 /*
+ * A CONNECT_REQUEST handler that destroys its own new id with
+ * rdma_destroy_id(), as rdma_ucm does when it cannot allocate the event
+ * (ucma_connect_event_handler(), then it returns -ENOMEM). In-tree
+ * deadlocks on the id's handler_mutex there; ours destroys the id once
+ * the handler returns, whatever it returns, and exactly once.
+ */
+static const int self_destroy_rets[] = { -ENOMEM, 0 };
+
+static void self_destroy_desc(const int *r, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "handler returns %d", *r);
+}
+
+KUNIT_ARRAY_PARAM(self_destroy, self_destroy_rets, self_destroy_desc);
+
+static void cmk_test_req_destroys_self(struct kunit *test)
+{
+	struct cmk_consumer *c = cmk_consumer(test);
+	struct mock_dev *mock = mock_register(test, init_net.loopback_dev);
+	long before = cmk_live_ids();
+	struct rdma_cm_id *parent;
+
+	c->req_destroy_self = true;
+	c->req_ret = *(const int *)test->param_value;
+	parent = cmk_wildcard(test, c, mock);
+	KUNIT_ASSERT_EQ(test, 0, mock_conn_request(mock));
+	/* iw_cm delivers from its workqueue; a deadlock never returns. */
+	KUNIT_ASSERT_TRUE(test, cmk_wait_atomic(&c->n_req_done, 1));
+	msleep(100);
+	/* The listener and its per-device child; the new id is gone. */
+	KUNIT_EXPECT_EQ(test, cmk_live_ids(), before + 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mock->n_reject), 1);
+
+	/* The listener still takes requests. */
+	c->req_destroy_self = false;
+	KUNIT_ASSERT_EQ(test, 0, mock_conn_request(mock));
+	KUNIT_ASSERT_TRUE(test, cmk_wait_atomic(&c->n_req_done, 2));
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, cmk_live_ids(), before + 2);
+	cmk_disown(test, parent);
+	rdma_destroy_id(parent);
+	KUNIT_EXPECT_EQ(test, cmk_live_ids(), before);
+}
+
+/*
  * AF_IB on an iWARP device, where the in-tree CM refuses it: a GID binds
  * InfiniBand ports only (-ENODEV, the id stays IDLE), a destination GID
  * finds no port with AF_IB addressing (-ENODEV, no event), and a wildcard
@@ -824,6 +878,7 @@ static struct kunit_case cma_dev_cases[] = {
 	KUNIT_CASE(cmk_test_removal_destroy_race),
 	KUNIT_CASE(cmk_test_listener_destroy_vs_removal),
 	KUNIT_CASE(cmk_test_accept_fails),
+	KUNIT_CASE_PARAM(cmk_test_req_destroys_self, self_destroy_gen_params),
 	KUNIT_CASE(cmk_test_attach_live),
 	KUNIT_CASE(cmk_test_afib_iwarp),
 	{}
