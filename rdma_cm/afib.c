@@ -112,18 +112,6 @@ static struct cma_device *cma_afib_gid_port(struct net *net,
 	return NULL;
 }
 
-/* Take @attr as the id's source GID entry. */
-static void cma_afib_set_sgid_attr(struct rdma_id_private *id_priv,
-				   const struct ib_gid_attr *attr)
-{
-	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
-
-	if (dev_addr->sgid_attr)
-		rdma_put_gid_attr(dev_addr->sgid_attr);
-	dev_addr->sgid_attr = attr;
-	id_priv->gid_type = IB_GID_TYPE_IB;
-}
-
 int cma_afib_bind_dev(struct rdma_id_private *id_priv, bool attach)
 {
 	const struct sockaddr_ib *sib = (void *)cma_src_addr(id_priv);
@@ -137,7 +125,8 @@ int cma_afib_bind_dev(struct rdma_id_private *id_priv, bool attach)
 	cma_dev = cma_afib_gid_port(cma_net(id_priv), &gid, &port, &attr);
 	if (cma_dev && attach && !id_priv->cma_dev) {
 		cma_attach_dev(id_priv, cma_dev, port);
-		cma_afib_set_sgid_attr(id_priv, attr);
+		cma_set_sgid_attr(id_priv, attr);
+		id_priv->gid_type = IB_GID_TYPE_IB;
 		attr = NULL;
 	}
 	mutex_unlock(&cma_lock);
@@ -211,8 +200,10 @@ found:
 	mutex_unlock(&cma_lock);
 	if (!found)
 		return -ENODEV;
-	if (!IS_ERR(attr))
-		cma_afib_set_sgid_attr(id_priv, attr);
+	if (!IS_ERR(attr)) {
+		cma_set_sgid_attr(id_priv, attr);
+		id_priv->gid_type = IB_GID_TYPE_IB;
+	}
 	memcpy(&src->sib_addr, &sgid, sizeof(sgid));
 	cma_afib_translate(src, &id_priv->id.route.addr.dev_addr);
 	return 0;

@@ -247,6 +247,8 @@ struct rdma_id_private *cma_id_alloc(struct net *net,
 				     enum ib_qp_type qp_type,
 				     struct rdma_id_private *parent);
 void cma_destroy_handler_locked(struct rdma_id_private *id_priv);
+void cma_set_sgid_attr(struct rdma_id_private *id_priv,
+		       const struct ib_gid_attr *attr);
 void cma_lockdep_listener(struct rdma_id_private *id_priv);
 int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *ev);
 void cma_queue_event(struct rdma_id_private *id_priv,

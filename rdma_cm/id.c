@@ -280,6 +280,20 @@ static void cma_release(struct rdma_id_private *id_priv,
 }
 
 /*
+ * Replace the id's source GID table reference by @attr (may be NULL), whose
+ * reference the id takes over; cma_release() drops the last one.
+ */
+void cma_set_sgid_attr(struct rdma_id_private *id_priv,
+		       const struct ib_gid_attr *attr)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+
+	if (dev_addr->sgid_attr)
+		rdma_put_gid_attr(dev_addr->sgid_attr);
+	dev_addr->sgid_attr = attr;
+}
+
+/*
  * Destroy an id whose handler_mutex the caller holds (a consumer handler
  * returned non-zero, or rdma_destroy_id()). Marking the id DESTROYING under
  * handler_mutex guarantees that no handler runs now and none starts later.

@@ -29,17 +29,6 @@ static struct cma_port_cfg *cma_roce_port_cfg(struct rdma_id_private *id_priv)
 					   rdma_start_port(device)];
 }
 
-/* Replace the id's source GID reference by @attr (may be NULL). */
-static void cma_roce_put_sgid(struct rdma_id_private *id_priv,
-			      const struct ib_gid_attr *attr)
-{
-	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
-
-	if (dev_addr->sgid_attr)
-		rdma_put_gid_attr(dev_addr->sgid_attr);
-	dev_addr->sgid_attr = attr;
-}
-
 /*
  * After address resolution bound the id to a RoCE port: take the GID entry
  * of the source address. -ENODEV when the netdev is gone, or the GID table's
@@ -71,7 +60,7 @@ int cma_roce_set_sgid(struct rdma_id_private *id_priv)
 	if (IS_ERR(attr))
 		return PTR_ERR(attr);
 
-	cma_roce_put_sgid(id_priv, attr);
+	cma_set_sgid_attr(id_priv, attr);
 	id_priv->gid_type = type;
 	ib_addr_set_pkey(dev_addr, 0xffff);
 	return 0;

@@ -43,9 +43,7 @@ int cma_ib_set_sgid(struct rdma_id_private *id_priv)
 				     id->port_num, NULL);
 	if (IS_ERR(attr))
 		return -ENODEV;
-	if (dev_addr->sgid_attr)
-		rdma_put_gid_attr(dev_addr->sgid_attr);
-	dev_addr->sgid_attr = attr;
+	cma_set_sgid_attr(id_priv, attr);
 	id_priv->gid_type = IB_GID_TYPE_IB;
 	return 0;
 }
