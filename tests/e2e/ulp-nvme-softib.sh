@@ -16,7 +16,9 @@
 #
 # Not on the stock stack, for the in-tree lockdep report that keeps
 # ulp-nvme-rxe off it (see the head of tests/e2e/ulp-nvme-rxe.sh): nvmet
-# with the in-tree rdma_cm, whatever the device.
+# with the in-tree rdma_cm, whatever the device. A one-off run on the stock
+# stack with this skip removed (2026-11-27) passed, data verified, 53 s: the
+# in-tree CM is an oracle that this path works, not one that CI can rely on.
 if [ "${ORCM_STACK:-}" = stock ]; then
 	echo "## SKIP: on the stock stack, the in-tree rdma_cm's lockdep report with nvmet (see tests/e2e/ulp-nvme-rxe.sh)"
 	exit 77 # a skip (tests/e2e/lib.bash: skip)
