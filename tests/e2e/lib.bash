@@ -258,6 +258,40 @@ perftest_verdict() {
 	wait_for 10 "no CM id left after $1" cm_ids_empty
 }
 
+# perftest_pair NAME SECS PORT SERVER_CMD... -- CLIENT_CMD...: a perftest -R
+# transfer ($SIZE x $ITERS, the caller's; perftest_verdict) with the client
+# started at nice 19 (perftest_race: the server re-listens for the data QP
+# after its handshake, so it must win the one CPU) and put back to nice 0
+# once its data connection is up (it prints the remote address after
+# that; stdbuf, or the line waits in stdio's buffer until the end):
+# drivers that send in the poster's own ibv_post_send() (siw; softib's
+# engine runs there when it can) starve a nice-19 client behind the busy-
+# polling server. The client is stopped after SECS.
+perftest_pair() {
+	local name=$1 secs=$2 port=$3 pid up=0 rc=0 src=0 t0=$SECONDS
+	shift 2
+	pair_begin "$name" "$@"
+	bg "/tmp/$name.log" nice -n 19 stdbuf -oL "${PAIR_CLIENT[@]}"
+	pid=$LAST_PID
+	while kill -0 "$pid" 2>/dev/null && [ $((SECONDS - t0)) -lt "$secs" ]; do
+		if [ $up = 0 ] && grep -q 'remote address' "/tmp/$name.log"; then
+			renice -n 0 -p "$pid" >/dev/null && up=1
+			say "$name: connected at $((SECONDS - t0)) s, the client at nice 0"
+		fi
+		sleep 0.2
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		say "$name: client still running after $secs s (connected: $up), CPU ticks" \
+			"$(cut -d' ' -f14,15 "/proc/$pid/stat" 2>/dev/null)"
+		kill -TERM "$pid" 2>/dev/null || true
+	fi
+	wait_pid "$pid" 5 || rc=$?
+	show "/tmp/$name.log"
+	wait_pid "$PAIR_SERVER" 30 || src=$?
+	say "$name: $((SECONDS - t0)) s"
+	perftest_verdict "$name" "$rc" "$src"
+}
+
 # ucmatose_pair NAME SERVER_NS SERVER_ADDR CLIENT_NS CLIENT_ADDR PORT SIW_CLIENT:
 # ucmatose (RDMA_PS_TCP, 4 connections x 20 messages): both ends exit 0 and
 # report complete transfers, no CM id left. Stock siw as the client races

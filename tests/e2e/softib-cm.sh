@@ -12,8 +12,9 @@
 #   - rping: an RC connection (REQ/REP/RTU with the SA's path: LIDs, MTU)
 #     between the IPoIB addresses, 3 verified pings, over softib's RC;
 #   - ucmatose (4 connections x 20 messages) and cmtime (20 connections
-#     in flight) over the IPoIB addresses (ib_write_bw -R is not here yet:
-#     see docs/ib-roce.md);
+#     in flight) over the IPoIB addresses;
+#   - perftest -R (ib_write_bw, ib_read_bw, ib_send_bw: 20 x 64 KiB each)
+#     between the IPoIB addresses, the server in netns B on ib1;
 #   - AF_IB (softib-afib.bash): bind/resolve with struct sockaddr_ib, RC
 #     connections between the GIDs (the SA's route, then rdma_set_ib_path()
 #     from userspace), and librdmacm's AF_IB probe (mckey -o joins
@@ -32,7 +33,7 @@
 #   - IPoIB connected mode: IPoIB's own ib_cm client connects RC QPs on
 #     an SRQ, MTU 65520, 65000-byte pings (DF) cross them; back in
 #     datagram mode the connections are torn down (see below).
-# orcm-timeout: 420
+# orcm-timeout: 480
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
 # shellcheck source=tests/e2e/softib-lib.bash
@@ -97,6 +98,16 @@ say "ok: ucmatose over IPoIB addresses, 4 connections x 20 messages"
 cmtime_pair sib-cmtime 7332 "${IN_B[@]}" cmtime -b "$SIB_IP1" -p 7332 -- \
 	cmtime -s "$SIB_IP1" -b "$SIB_IP0" -p 7332 -c 20
 say "ok: cmtime over IPoIB addresses, 20 connections (ucmatose and cmtime: $((SECONDS - t0)) s)"
+
+# perftest -R: its parameter connection, then the data QP, both through
+# rdma_cm; the transfer completes (perftest_verdict), no id is left.
+t0=$SECONDS SIZE=65536 ITERS=20
+for t in write:7341 read:7342 send:7343; do
+	perftest_pair "sib-$t" 60 "${t#*:}" "${IN_B[@]}" "ib_${t%:*}_bw" -R -d ib1 \
+		-p "${t#*:}" -s $SIZE -n $ITERS -F -- \
+		"ib_${t%:*}_bw" -R -d ib0 -p "${t#*:}" -s $SIZE -n $ITERS -F "$SIB_IP1"
+done
+say "ok: perftest -R over IPoIB addresses ($((SECONDS - t0)) s)"
 
 t0=$SECONDS
 afib_tests
