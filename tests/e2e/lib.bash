@@ -258,6 +258,39 @@ perftest_verdict() {
 	wait_for 10 "no CM id left after $1" cm_ids_empty
 }
 
+# reniced_run NAME SECS UP_CMD... -- CMD...: CMD (started at nice 19 by the
+# caller) in the background, output in /tmp/NAME.log, put back to nice 0
+# once UP_CMD succeeds (checked every 0.2 s); returns CMD's status. After
+# SECS it is stopped (TERM, KILL 2 s later: status 143 or 137), after its
+# CPU ticks and whatever the caller's function named by $RENICE_LATE (if
+# set) prints, which tells a stall from a starved client.
+reniced_run() {
+	local name=$1 secs=$2 up_cmd=() pid up=0 rc=0 t0=$SECONDS
+	shift 2
+	while [ "$1" != -- ]; do up_cmd+=("$1"); shift; done
+	shift
+	bg "/tmp/$name.log" "$@"
+	pid=$LAST_PID
+	while kill -0 "$pid" 2>/dev/null && [ $((SECONDS - t0)) -lt "$secs" ]; do
+		if [ $up = 0 ] && "${up_cmd[@]}"; then
+			renice -n 0 -p "$pid" >/dev/null && up=1
+			say "$name: connected at $((SECONDS - t0)) s, the client at nice 0"
+		fi
+		sleep 0.2
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		say "$name: client still running after $secs s (connected: $up); its CPU ticks" \
+			"$(cut -d' ' -f3,14,15,19 "/proc/$pid/stat" 2>/dev/null)"
+		[ -z "${RENICE_LATE:-}" ] || "$RENICE_LATE"
+		kill -TERM "$pid" 2>/dev/null || true
+		sleep 2
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" || rc=$?
+	show "/tmp/$name.log"
+	return $rc
+}
+
 # perftest_pair NAME SECS PORT SERVER_CMD... -- CLIENT_CMD...: a perftest -R
 # transfer ($SIZE x $ITERS, the caller's; perftest_verdict) with the client
 # started at nice 19 (perftest_race: the server re-listens for the data QP
@@ -268,25 +301,11 @@ perftest_verdict() {
 # engine runs there when it can) starve a nice-19 client behind the busy-
 # polling server. The client is stopped after SECS.
 perftest_pair() {
-	local name=$1 secs=$2 port=$3 pid up=0 rc=0 src=0 t0=$SECONDS
+	local name=$1 secs=$2 rc=0 src=0 t0=$SECONDS
 	shift 2
 	pair_begin "$name" "$@"
-	bg "/tmp/$name.log" nice -n 19 stdbuf -oL "${PAIR_CLIENT[@]}"
-	pid=$LAST_PID
-	while kill -0 "$pid" 2>/dev/null && [ $((SECONDS - t0)) -lt "$secs" ]; do
-		if [ $up = 0 ] && grep -q 'remote address' "/tmp/$name.log"; then
-			renice -n 0 -p "$pid" >/dev/null && up=1
-			say "$name: connected at $((SECONDS - t0)) s, the client at nice 0"
-		fi
-		sleep 0.2
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		say "$name: client still running after $secs s (connected: $up), CPU ticks" \
-			"$(cut -d' ' -f14,15 "/proc/$pid/stat" 2>/dev/null)"
-		kill -TERM "$pid" 2>/dev/null || true
-	fi
-	wait_pid "$pid" 5 || rc=$?
-	show "/tmp/$name.log"
+	reniced_run "$name" "$secs" grep -q 'remote address' "/tmp/$name.log" -- \
+		nice -n 19 stdbuf -oL "${PAIR_CLIENT[@]}" || rc=$?
 	wait_pid "$PAIR_SERVER" 30 || src=$?
 	say "$name: $((SECONDS - t0)) s"
 	perftest_verdict "$name" "$rc" "$src"

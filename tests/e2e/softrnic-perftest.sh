@@ -38,35 +38,21 @@ tcp_listening() { ip netns exec "$1" ss -Hltn "sport = :$2" | grep -qF "%$3:"; }
 # are established at the server's end, in NETNS.
 conns_up() { [ "$(ip netns exec "$1" ss -Htn state established "sport = :$2" | wc -l)" -ge 2 ]; }
 
-# client NAME SECS SERVER_NS PORT CMD...: run_to for a perftest client
-# started at nice 19: back at nice 0 once conns_up (the head says why). On
-# the deadline: TERM, KILL 2 s later (status 143 or 137), after the
-# progress of the transfer (bytes of the server's sockets, the client's
-# CPU ticks) is shown, which tells a stalled stream from a starved client.
+# client NAME SECS SERVER_NS PORT CMD...: reniced_run (lib.bash) for a
+# perftest client started at nice 19: back at nice 0 once conns_up (the
+# head says why). On the deadline the progress of the transfer (bytes of
+# the server's sockets, softrnic's engine state) is shown too.
 client() {
-	local name=$1 secs=$2 ns=$3 port=$4 pid up=0 rc=0 t0=$SECONDS
+	local name=$1 secs=$2
+	CLIENT_NS=$3 CLIENT_PORT=$4
 	shift 4
-	bg "/tmp/$name.log" "$@"
-	pid=$LAST_PID
-	while kill -0 "$pid" 2>/dev/null && [ $((SECONDS - t0)) -lt "$secs" ]; do
-		if [ $up = 0 ] && conns_up "$ns" "$port"; then
-			renice -n 0 -p "$pid" >/dev/null && up=1
-			say "$name: connected at $((SECONDS - t0)) s, the client at nice 0"
-		fi
-		sleep 0.2
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		say "$name: client still running after $secs s (connected: $up); its CPU ticks" \
-			"$(cut -d' ' -f3,14,15,19 "/proc/$pid/stat" 2>/dev/null); the server's sockets:"
-		ip netns exec "$ns" ss -tin "sport = :$port" || true
-		grep -H . /sys/kernel/debug/softrnic/* 2>/dev/null | grep -E 'flags|_work|rx_pos|tx_len' || true
-		kill -TERM "$pid" 2>/dev/null || true
-		sleep 2
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	wait "$pid" || rc=$?
-	show "/tmp/$name.log"
-	return $rc
+	RENICE_LATE=client_late reniced_run "$name" "$secs" \
+		conns_up "$CLIENT_NS" "$CLIENT_PORT" -- "$@"
+}
+client_late() {
+	say "the server's sockets:"
+	ip netns exec "$CLIENT_NS" ss -tin "sport = :$CLIENT_PORT" || true
+	grep -H . /sys/kernel/debug/softrnic/* 2>/dev/null | grep -E 'flags|_work|rx_pos|tx_len' || true
 }
 
 # bw NAME TOOL SERVER_NS SERVER_DEV CLIENT_NS CLIENT_DEV SERVER_ADDR PORT:
