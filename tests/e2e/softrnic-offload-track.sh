@@ -67,11 +67,14 @@ conns() { [ "$(compgen -G "$DBG/$1-qp*" | wc -l)" -ge "$2" ]; }
 # "within a second" is the kernel's own measure (last_latency_ns: event to
 # callback; last_tx_latency_ns: event to the first FPDU of the new size).
 declare -A V
-# load FILE: its "key value" lines into V.
+# load FILE: its "key value" lines into V. A line without a key is skipped:
+# once, with the machine loaded by a kernel build besides two VMs, a read
+# gave one (2026-11-27), and the assignment's "bad array subscript" ended
+# the script without a word.
 load() {
 	local k v
 	V=()
-	while read -r k v; do V[$k]=$v; done <"$1"
+	while read -r k v; do [ -z "$k" ] || V[$k]=$v; done <"$1"
 }
 ms() { local t=${EPOCHREALTIME/./}; MS=$((t / 1000)); }
 # mulpdu_of MTU: MPA MULPDU of one FPDU per segment (IPv4, TCP timestamps
