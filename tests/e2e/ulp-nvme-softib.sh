@@ -56,35 +56,15 @@ ulp_topology_down() {
 	done
 	ip link del vA 2>/dev/null || true
 }
-ulp_teardown() {
-	nvme_disconnect
-	nvmet_down
-}
+ulp_teardown() { nvme_teardown; }
 
-ulp_check_stack before
-ulp_topology
-nvme_modules
-nvmet_up
-nvme_connect
-wait_for 10 "connected ids on ib0" nvme_ids_connected
-cm_ids
+nvme_up
 
 SETS="a 0 4096
 b $((1 << 20)) $(((1 << 20) + 4096))
 c $((4 << 20)) $((16 << 20))"
-declare -A SUM
-while read -r n off size; do
-	head -c "$size" /dev/urandom >"/tmp/nvme-$n.dat"
-	SUM[$n]=$(sha256sum <"/tmp/nvme-$n.dat" | cut -d' ' -f1)
-	write_at "/tmp/nvme-$n.dat" "$NVME_BLK" "$off"
-done <<<"$SETS"
-while read -r n off size; do
-	got=$(sum_at "$NVME_BLK" "$off" "$size" direct)
-	[ "$got" = "${SUM[$n]}" ] || fail "set $n ($size bytes at $off) reads back $got, wrote ${SUM[$n]}"
-	got=$(sum_at "$NS_FILE" "$off" "$size")
-	[ "$got" = "${SUM[$n]}" ] || fail "set $n in the target's file: $got, wrote ${SUM[$n]}"
-	tsay "set $n ok ($size bytes)"
-done <<<"$SETS"
+nvme_write_sets
+nvme_verify_sets "first connection"
 rm -f /tmp/nvme-?.dat
 say "softib ib0 counters: $(tr '\n' ' ' <"$SIB_DEBUGFS/ib0/drops" 2>/dev/null)"
 

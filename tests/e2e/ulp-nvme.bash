@@ -110,6 +110,51 @@ nvme_ids_connected() {
 		grep -qE "$T_DEV/1 .*state CONNECT .*src-addr $T_ADDR:$NVME_PORT" <<<"$ids"
 }
 
+# nvme_up: the usual start of an NVMe-oF test (after its ulp_topology is
+# defined): the stack checked, topology, modules, the target, a connected
+# host whose ids are CONNECT on both devices; the ids listed.
+nvme_up() {
+	ulp_check_stack before
+	ulp_topology
+	nvme_modules
+	nvmet_up
+	nvme_connect
+	wait_for 10 "connected ids on $H_DEV and $T_DEV" nvme_ids_connected
+	cm_ids
+}
+nvme_teardown() {
+	nvme_disconnect
+	nvmet_down
+}
+
+# Data sets: $SETS holds "NAME OFFSET SIZE" lines; SUM[NAME] the sha256 of
+# what nvme_write_sets wrote there.
+declare -A SUM
+# nvme_write_sets: random data of each set written to the device.
+nvme_write_sets() {
+	local n off size t
+	while read -r n off size; do
+		head -c "$size" /dev/urandom >"/tmp/nvme-$n.dat"
+		SUM[$n]=$(sha256sum <"/tmp/nvme-$n.dat" | cut -d' ' -f1)
+		t=$SECONDS
+		write_at "/tmp/nvme-$n.dat" "$NVME_BLK" "$off"
+		tsay "wrote $n: $size bytes at $off ($((SECONDS - t)) s)"
+	done <<<"$SETS"
+}
+# nvme_verify_sets WHEN: every set reads back from the device (direct I/O)
+# and sits in the target's file.
+nvme_verify_sets() {
+	local n off size got t
+	while read -r n off size; do
+		t=$SECONDS
+		got=$(sum_at "$NVME_BLK" "$off" "$size" direct)
+		[ "$got" = "${SUM[$n]}" ] || fail "$1: set $n ($size bytes at $off) reads back $got, wrote ${SUM[$n]}"
+		got=$(sum_at "$NS_FILE" "$off" "$size")
+		[ "$got" = "${SUM[$n]}" ] || fail "$1: set $n in the target's file: $got, wrote ${SUM[$n]}"
+		tsay "$1: set $n ok ($size bytes, read in $((SECONDS - t)) s)"
+	done <<<"$SETS"
+}
+
 # write_at SRC DEV OFFSET: write the file SRC to DEV at OFFSET, direct, synced.
 write_at() {
 	timeout -k 2 "$STEP" dd if="$1" of="$2" bs=1M oflag=direct,seek_bytes seek="$3" \

@@ -14,47 +14,17 @@
 # shellcheck source=tests/e2e/ulp-nvme.bash
 . "$(dirname "$0")/ulp-nvme.bash"
 
-ulp_teardown() {
-	nvme_disconnect
-	nvmet_down
-}
+ulp_teardown() { nvme_teardown; }
 
-ulp_check_stack before
-ulp_topology
-nvme_modules
-nvmet_up
-nvme_connect
-wait_for 10 "connected ids on $H_DEV and $T_DEV" nvme_ids_connected
-cm_ids
+nvme_up
 
 # name offset size: 4 KiB, 1 MiB + 4 KiB, 64 MiB, and the namespace's last block.
 SETS="a 0 4096
 b $((1 << 20)) $(((1 << 20) + 4096))
 c $((4 << 20)) $((64 << 20))
 d $((NS_SIZE - 4096)) 4096"
-declare -A SUM
-while read -r n off size; do
-	head -c "$size" /dev/urandom >"/tmp/nvme-$n.dat"
-	SUM[$n]=$(sha256sum <"/tmp/nvme-$n.dat" | cut -d' ' -f1)
-	t=$SECONDS
-	write_at "/tmp/nvme-$n.dat" "$NVME_BLK" "$off"
-	tsay "wrote $n: $size bytes at $off ($((SECONDS - t)) s)"
-done <<<"$SETS"
-
-# verify WHEN: every set reads back from the device (direct I/O) and sits in
-# the target's file.
-verify() {
-	local n off size got t
-	while read -r n off size; do
-		t=$SECONDS
-		got=$(sum_at "$NVME_BLK" "$off" "$size" direct)
-		[ "$got" = "${SUM[$n]}" ] || fail "$1: set $n ($size bytes at $off) reads back $got, wrote ${SUM[$n]}"
-		got=$(sum_at "$NS_FILE" "$off" "$size")
-		[ "$got" = "${SUM[$n]}" ] || fail "$1: set $n in the target's file: $got, wrote ${SUM[$n]}"
-		tsay "$1: set $n ok ($size bytes, read in $((SECONDS - t)) s)"
-	done <<<"$SETS"
-}
-verify "first connection"
+nvme_write_sets
+nvme_verify_sets "first connection"
 
 nvme_disconnect || fail "nvme disconnect failed"
 wait_for 20 "only the listener left" bash -c \
@@ -62,12 +32,10 @@ wait_for 20 "only the listener left" bash -c \
 tsay "disconnected; the target still listens"
 
 nvme_connect
-verify "after reconnect"
-head -c $((8 << 20)) /dev/urandom >/tmp/nvme-e.dat
-SUM[e]=$(sha256sum </tmp/nvme-e.dat | cut -d' ' -f1)
-write_at /tmp/nvme-e.dat "$NVME_BLK" $((72 << 20))
+nvme_verify_sets "after reconnect"
 SETS="e $((72 << 20)) $((8 << 20))"
-verify "new data after reconnect"
+nvme_write_sets
+nvme_verify_sets "new data after reconnect"
 rm -f /tmp/nvme-?.dat
 
 nvme_disconnect || fail "nvme disconnect failed"
