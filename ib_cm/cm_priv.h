@@ -259,6 +259,7 @@ struct cm_device {
 	__be64 ca_guid;
 	u8 ack_delay;
 	bool going_away;		/* cm.lock */
+	struct ib_event_handler event_handler;	/* GID changes */
 	u32 num_ports;			/* rdma_end_port() */
 	struct cm_port *port[];		/* [port_num - 1]; NULL: no IB CM */
 };
@@ -278,6 +279,7 @@ enum cm_counter {
 	CM_CNT_TX,			/* MADs posted */
 	CM_CNT_TX_ERR,			/* MADs we could not post */
 	CM_CNT_TIMEOUT,			/* sends that ran out of retries */
+	CM_CNT_TX_STALE,		/* sends cancelled: their GID left */
 	CM_CNT_MAX
 };
 
@@ -343,6 +345,7 @@ struct cm_id_priv {
 	bool destroying;		/* no more cm_handler calls */
 	struct list_head events;	/* cm_event_elem, oldest first */
 	struct ib_mad_send_buf *msg;	/* the send waiting for an answer */
+	bool msg_stale;			/* @msg cancelled: its GID left */
 	void *last_mad;			/* last REP/MRA/RTU/DREP, to resend */
 	bool mra_delayed;		/* @last_mad is an MRA not sent yet */
 
@@ -436,6 +439,7 @@ void cm_recv_buf(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		 const void *buf, size_t len);
 void cm_send_timeout(struct cm_id_priv *priv, enum ib_cm_state state,
 		     __be16 attr_id);
+void cm_cancel_stale_sends(struct cm_device *cm_dev, u32 port_num);
 
 /* ---- listeners (listen.c) ---- */
 
@@ -487,6 +491,12 @@ void cm_test_add_device(struct cm_device *cm_dev);
 void cm_test_del_device(struct cm_device *cm_dev);
 void cm_test_flush(void);
 bool cm_av_sgid_gone(const struct ib_gid_attr *attr);
+bool cm_mark_stale_send(struct cm_id_priv *priv, struct cm_device *cm_dev,
+			u32 port_num);
+bool cm_send_done_timed_out(struct cm_id_priv *priv,
+			    struct ib_mad_send_buf *buf,
+			    enum ib_wc_status status,
+			    enum ib_cm_state *state);
 #endif
 
 #endif /* _OPENRDMA_IBCM_PRIV_H */

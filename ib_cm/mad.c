@@ -229,6 +229,7 @@ static int cm_send_buf(struct cm_id_priv *priv, const struct cm_msg *msg,
 	if (timeout_ms) {
 		cm_cancel_msg(priv);
 		priv->msg = buf;
+		priv->msg_stale = false;
 	}
 	return 0;
 }
@@ -320,6 +321,50 @@ void cm_send_reply_from_wc(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 }
 
+/**
+ * cm_send_done_timed_out - end @priv's wait for an answer to @buf
+ * @priv: the id that sent @buf
+ * @buf: a send that completed
+ * @status: its completion status
+ * @state: in: the id's state when it was sent; out: the state to time out
+ *
+ * Return: whether the completion is the timeout of the message the id
+ * waits an answer for, in the state it was sent in (or its MRAed twin): a
+ * send error or, for a send cancelled because its source GID left
+ * (cm_cancel_stale_sends()), the flush of that cancel. An answer, a
+ * cancel for any other reason or a message the id no longer waits for is
+ * no timeout.
+ */
+VISIBLE_IF_KUNIT bool cm_send_done_timed_out(struct cm_id_priv *priv,
+					     struct ib_mad_send_buf *buf,
+					     enum ib_wc_status status,
+					     enum ib_cm_state *state)
+{
+	bool timed_out = status != IB_WC_SUCCESS &&
+			 status != IB_WC_WR_FLUSH_ERR;
+
+	spin_lock(&priv->lock);
+	if (priv->msg != buf) {
+		timed_out = false;
+	} else {
+		priv->msg = NULL;
+		if (priv->msg_stale && status == IB_WC_WR_FLUSH_ERR)
+			timed_out = true;
+		priv->msg_stale = false;
+		/* An MRA moved us on, but it is the same request waiting. */
+		if (priv->id.state != *state &&
+		    !(*state == IB_CM_REQ_SENT &&
+		      priv->id.state == IB_CM_MRA_REQ_RCVD) &&
+		    !(*state == IB_CM_REP_SENT &&
+		      priv->id.state == IB_CM_MRA_REP_RCVD))
+			timed_out = false;
+		*state = priv->id.state;
+	}
+	spin_unlock(&priv->lock);
+	return timed_out;
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_send_done_timed_out);
+
 void cm_send_handler(struct ib_mad_agent *agent,
 		     struct ib_mad_send_wc *send_wc)
 {
@@ -337,24 +382,7 @@ void cm_send_handler(struct ib_mad_agent *agent,
 	}
 	state = (uintptr_t)buf->context[1] & CM_SEND_STATE_MASK;
 	attr_id = ((struct ib_mad_hdr *)buf->mad)->attr_id;
-	timed_out = send_wc->status != IB_WC_SUCCESS &&
-		    send_wc->status != IB_WC_WR_FLUSH_ERR;
-
-	spin_lock(&priv->lock);
-	if (priv->msg != buf) {
-		timed_out = false;
-	} else {
-		priv->msg = NULL;
-		/* An MRA moved us on, but it is the same request waiting. */
-		if (priv->id.state != state &&
-		    !(state == IB_CM_REQ_SENT &&
-		      priv->id.state == IB_CM_MRA_REQ_RCVD) &&
-		    !(state == IB_CM_REP_SENT &&
-		      priv->id.state == IB_CM_MRA_REP_RCVD))
-			timed_out = false;
-		state = priv->id.state;
-	}
-	spin_unlock(&priv->lock);
+	timed_out = cm_send_done_timed_out(priv, buf, send_wc->status, &state);
 	ib_free_send_mad(buf);
 	if (timed_out) {
 		trace_icm_mad_send_err(state, send_wc->status);
@@ -362,6 +390,69 @@ void cm_send_handler(struct ib_mad_agent *agent,
 		cm_send_timeout(priv, state, attr_id);
 	}
 	cm_put(priv);
+}
+
+/**
+ * cm_mark_stale_send - whether @priv's waiting send lost its source GID
+ * @priv: an id, locked
+ * @cm_dev: the device whose GID table changed
+ * @port_num: its port
+ *
+ * ib_mad resends a message that waits for an answer through the AH it was
+ * sent with, which names the source GID's index (see cm_av_sgid_gone()):
+ * once the entry left the table, a resend would put the port's QP1 in
+ * error on rxe. Marks such a send, so that the flush of its cancel ends
+ * it as a timeout (a DREQ's: timewait, as in-tree when ib_core refuses
+ * the AH of a new message).
+ *
+ * Return: true if the caller must cancel @priv->msg.
+ */
+VISIBLE_IF_KUNIT bool cm_mark_stale_send(struct cm_id_priv *priv,
+					 struct cm_device *cm_dev,
+					 u32 port_num)
+{
+	lockdep_assert_held(&priv->lock);
+	if (!priv->msg || priv->msg_stale || priv->cm_dev != cm_dev ||
+	    !priv->port || priv->port->port_num != port_num)
+		return false;
+	if (!cm_av_sgid_gone(priv->ah_attr.grh.sgid_attr))
+		return false;
+	priv->msg_stale = true;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_mark_stale_send);
+
+/*
+ * A GID of @cm_dev's port @port_num changed: cancel every send waiting for
+ * an answer whose source GID entry left the table. One id at a time, each
+ * found and referenced under cm.lock and checked under its own lock (which
+ * is outside cm.lock). Process context (ib_core's event work); costs a
+ * walk of the ids, once per GID change.
+ */
+void cm_cancel_stale_sends(struct cm_device *cm_dev, u32 port_num)
+{
+	struct cm_id_priv *priv;
+	unsigned long index = 0;
+
+	for (;;) {
+		spin_lock(&cm.lock);
+		priv = xa_find(&cm.local_ids, &index, U32_MAX, XA_PRESENT);
+		if (priv)
+			cm_get(priv);
+		spin_unlock(&cm.lock);
+		if (!priv)
+			break;
+		spin_lock(&priv->lock);
+		if (cm_mark_stale_send(priv, cm_dev, port_num)) {
+			cm_count(CM_CNT_TX_STALE);
+			ib_cancel_mad(priv->msg);
+		}
+		spin_unlock(&priv->lock);
+		cm_put(priv);
+		if (index == U32_MAX)
+			break;
+		index++;
+	}
 }
 
 /* Our request ran out of retries: tell the user, as the state says. */

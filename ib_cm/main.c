@@ -98,6 +98,21 @@ static void cm_remove_port(struct cm_port *port)
 
 static struct ib_client cm_client;
 
+/*
+ * ib_core's asynchronous events, from its event work (process context).
+ * A GID change may have deleted the source GID of sends still waiting
+ * for an answer (RoCE: an address removed, a bond's MAC changed).
+ */
+static void cm_event_handler(struct ib_event_handler *handler,
+			     struct ib_event *event)
+{
+	struct cm_device *cm_dev = container_of(handler, struct cm_device,
+						event_handler);
+
+	if (event->event == IB_EVENT_GID_CHANGE)
+		cm_cancel_stale_sends(cm_dev, event->element.port_num);
+}
+
 static int cm_add_one(struct ib_device *ib_dev)
 {
 	struct ib_port_modify modify = { .set_port_cap_mask = IB_PORT_CM_SUP };
@@ -160,6 +175,9 @@ static int cm_add_one(struct ib_device *ib_dev)
 	spin_lock(&cm.lock);
 	list_add_tail(&cm_dev->entry, &cm.devices);
 	spin_unlock(&cm.lock);
+	INIT_IB_EVENT_HANDLER(&cm_dev->event_handler, ib_dev,
+			      cm_event_handler);
+	ib_register_event_handler(&cm_dev->event_handler);
 	ib_set_client_data(ib_dev, &cm_client, cm_dev);
 	return 0;
 
@@ -176,6 +194,8 @@ static void cm_remove_one(struct ib_device *ib_dev, void *client_data)
 	struct cm_device *cm_dev = client_data;
 	u32 p;
 
+	/* Waits for a handler call under way. */
+	ib_unregister_event_handler(&cm_dev->event_handler);
 	spin_lock(&cm.lock);
 	cm_dev->going_away = true;
 	list_del(&cm_dev->entry);
@@ -258,6 +278,7 @@ static const char *const cm_counter_names[CM_CNT_MAX] = {
 	[CM_CNT_TX] = "tx",
 	[CM_CNT_TX_ERR] = "tx_err",
 	[CM_CNT_TIMEOUT] = "timeout",
+	[CM_CNT_TX_STALE] = "tx_stale_cancelled",
 };
 
 static struct dentry *cm_debugfs_dir;

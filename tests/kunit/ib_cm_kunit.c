@@ -1633,24 +1633,17 @@ static const struct ib_gid_attr *roce_wait_gid(struct kunit *test,
 	return NULL;
 }
 
-/*
- * A bond's MAC change makes ib_core delete every GID of the netdev and add
- * them again; an entry an id still holds stays, pending deletion, and the
- * new one lands elsewhere. A connection's address vector made before names
- * the old entry: a DREQ sent through it is refused (rxe would fail it and
- * leave QP1 in error, ending every later MAD of the port) and the id enters
- * timewait, as in-tree, where ib_core refuses the per-MAD AH. Before the
- * change of MAC the same id's DREQ goes to the port (here: no agent).
- */
-static void ibcm_dreq_sgid_gone(struct kunit *test)
-{
-	struct fake_dev *fd = fake_dev_add(test);
-	const struct ib_gid_attr *attr;
-	struct cm_id_priv *priv;
-	struct roce_mock *mock;
+/* A RoCE device (the mock) on a registered, open netdev. */
+struct roce_rig {
 	struct net_device *ndev;
-	struct sockaddr sa;
-	int i, ret;
+	struct roce_mock *mock;
+};
+
+static void roce_rig_add(struct kunit *test, struct roce_rig *rig)
+{
+	struct net_device *ndev;
+	struct roce_mock *mock;
+	int ret;
 
 	ndev = alloc_netdev(0, "orcmg%d", NET_NAME_ENUM, ether_setup);
 	KUNIT_ASSERT_NOT_NULL(test, ndev);
@@ -1682,29 +1675,78 @@ static void ibcm_dreq_sgid_gone(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, ib_register_device(&mock->ibdev, "orcmg%d",
 						    NULL));
 	mock->registered = true;
+	rig->ndev = ndev;
+	rig->mock = mock;
+}
 
-	attr = roce_wait_gid(test, &mock->ibdev, 0);
-	KUNIT_EXPECT_FALSE(test, cm_av_sgid_gone(attr));
-
-	/* The id's address vector holds the entry (as after a REQ). */
-	priv = conn_id(test, fd, rec_new(test), true);
-	rdma_hold_gid_attr(attr);
-	priv->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
-	priv->ah_attr.ah_flags = IB_AH_GRH;
-	priv->ah_attr.grh.sgid_attr = attr;
-	priv->ah_attr.grh.sgid_index = attr->index;
-	/* Never used as an AH: refused, or no agent to send it. */
-	priv->mad_ah = ERR_PTR(-EINVAL);
+/* Give @rig's netdev a new MAC; wait until @attr's entry left the table. */
+static void roce_rig_new_mac(struct kunit *test, struct roce_rig *rig,
+			     const struct ib_gid_attr *attr)
+{
+	struct sockaddr sa;
+	int i, ret;
 
 	eth_random_addr(sa.sa_data);
-	sa.sa_family = ndev->type;
+	sa.sa_family = rig->ndev->type;
 	rtnl_lock();
-	ret = dev_set_mac_address(ndev, &sa, NULL);
+	ret = dev_set_mac_address(rig->ndev, &sa, NULL);
 	rtnl_unlock();
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	for (i = 0; i < 100 && !cm_av_sgid_gone(attr); i++)
 		msleep(20);
 	KUNIT_EXPECT_TRUE(test, cm_av_sgid_gone(attr));
+}
+
+/* Run before the id's destroy: a fake send is never handed to ib_mad. */
+static void forget_msg_action(void *arg)
+{
+	struct cm_id_priv *priv = arg;
+
+	spin_lock(&priv->lock);
+	priv->msg = NULL;
+	priv->id.state = IB_CM_IDLE;
+	spin_unlock(&priv->lock);
+}
+
+/* A connection's id whose address vector holds @attr (as after a REQ). */
+static struct cm_id_priv *roce_conn_id(struct kunit *test, struct fake_dev *fd,
+				       const struct ib_gid_attr *attr)
+{
+	struct cm_id_priv *priv = conn_id(test, fd, rec_new(test), true);
+
+	rdma_hold_gid_attr(attr);
+	priv->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	priv->ah_attr.ah_flags = IB_AH_GRH;
+	priv->ah_attr.grh.sgid_attr = attr;
+	priv->ah_attr.grh.sgid_index = attr->index;
+	return priv;
+}
+
+/*
+ * A bond's MAC change makes ib_core delete every GID of the netdev and add
+ * them again; an entry an id still holds stays, pending deletion, and the
+ * new one lands elsewhere. A connection's address vector made before names
+ * the old entry: a DREQ sent through it is refused (rxe would fail it and
+ * leave QP1 in error, ending every later MAD of the port) and the id enters
+ * timewait, as in-tree, where ib_core refuses the per-MAD AH. Before the
+ * change of MAC the same id's DREQ goes to the port (here: no agent).
+ */
+static void ibcm_dreq_sgid_gone(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	const struct ib_gid_attr *attr;
+	struct cm_id_priv *priv;
+	struct roce_rig rig;
+	int ret;
+
+	roce_rig_add(test, &rig);
+	attr = roce_wait_gid(test, &rig.mock->ibdev, 0);
+	KUNIT_EXPECT_FALSE(test, cm_av_sgid_gone(attr));
+	priv = roce_conn_id(test, fd, attr);
+	/* Never used as an AH: refused, or no agent to send it. */
+	priv->mad_ah = ERR_PTR(-EINVAL);
+
+	roce_rig_new_mac(test, &rig, attr);
 	rdma_put_gid_attr(attr);
 
 	set_state(priv, IB_CM_ESTABLISHED);
@@ -1712,6 +1754,126 @@ static void ibcm_dreq_sgid_gone(struct kunit *test)
 	priv->mad_ah = NULL;
 	KUNIT_EXPECT_EQ(test, ret, -ENETUNREACH);
 	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_TIMEWAIT);
+}
+
+/*
+ * A DREQ already waiting for its DREP when the MAC changes: ib_mad would
+ * resend it through its AH, which names the old entry. The GID change
+ * marks it for cancelling, once, on the id's own device and port only;
+ * the flush of the cancel then ends it as a timeout: DREQ_ERROR and
+ * timewait, as the refused DREQ above.
+ */
+static void ibcm_waiting_dreq_sgid_gone(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct fake_dev *other = fake_dev_add(test);
+	struct ib_mad_send_buf buf = {};	/* never handed to ib_mad */
+	const struct ib_gid_attr *attr;
+	enum ib_cm_state state;
+	struct cm_id_priv *priv;
+	struct roce_rig rig;
+	struct rec_ctx *ctx;
+	bool mark;
+
+	roce_rig_add(test, &rig);
+	attr = roce_wait_gid(test, &rig.mock->ibdev, 0);
+	priv = roce_conn_id(test, fd, attr);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   forget_msg_action,
+							   priv));
+	ctx = priv->id.context;
+	priv->packet_life_time = 0;
+	priv->local_ack_timeout = 0;		/* timewait of 3 ms */
+	spin_lock(&priv->lock);
+	priv->id.state = IB_CM_DREQ_SENT;
+	priv->msg = &buf;
+	mark = cm_mark_stale_send(priv, fd->cm, 1);
+	spin_unlock(&priv->lock);
+	KUNIT_EXPECT_FALSE(test, mark);		/* the entry is still there */
+
+	roce_rig_new_mac(test, &rig, attr);
+	rdma_put_gid_attr(attr);
+	spin_lock(&priv->lock);
+	KUNIT_EXPECT_FALSE(test, cm_mark_stale_send(priv, other->cm, 1));
+	KUNIT_EXPECT_FALSE(test, cm_mark_stale_send(priv, fd->cm, 2));
+	KUNIT_EXPECT_TRUE(test, cm_mark_stale_send(priv, fd->cm, 1));
+	KUNIT_EXPECT_FALSE(test, cm_mark_stale_send(priv, fd->cm, 1));
+	spin_unlock(&priv->lock);
+
+	state = IB_CM_DREQ_SENT;
+	KUNIT_EXPECT_TRUE(test, cm_send_done_timed_out(priv, &buf,
+						       IB_WC_WR_FLUSH_ERR,
+						       &state));
+	KUNIT_EXPECT_NULL(test, priv->msg);
+	KUNIT_EXPECT_FALSE(test, priv->msg_stale);
+	cm_send_timeout(priv, state, CM_DREQ_ATTR_ID);
+	wait_events(test, ctx, 2);
+	KUNIT_EXPECT_EQ(test, ctx->type[0], IB_CM_DREQ_ERROR);
+	KUNIT_EXPECT_EQ(test, ctx->type[1], IB_CM_TIMEWAIT_EXIT);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_IDLE);
+}
+
+/* When a send's completion ends the id's wait as a timeout, and when not. */
+struct done_case {
+	const char *name;
+	enum ib_wc_status status;
+	bool stale;		/* cancelled by cm_cancel_stale_sends() */
+	bool waited;		/* the id waits for this send */
+	enum ib_cm_state sent, now;
+	bool timed_out;
+};
+
+static const struct done_case done_cases[] = {
+	{ "answered", IB_WC_SUCCESS, false, true, IB_CM_REQ_SENT,
+	  IB_CM_REQ_SENT, false },
+	{ "out-of-retries", IB_WC_RESP_TIMEOUT_ERR, false, true,
+	  IB_CM_REQ_SENT, IB_CM_REQ_SENT, true },
+	{ "out-of-retries-mraed", IB_WC_RESP_TIMEOUT_ERR, false, true,
+	  IB_CM_REQ_SENT, IB_CM_MRA_REQ_RCVD, true },
+	{ "out-of-retries-rep-mraed", IB_WC_RESP_TIMEOUT_ERR, false, true,
+	  IB_CM_REP_SENT, IB_CM_MRA_REP_RCVD, true },
+	{ "out-of-retries-moved-on", IB_WC_RESP_TIMEOUT_ERR, false, true,
+	  IB_CM_DREQ_SENT, IB_CM_TIMEWAIT, false },
+	{ "cancelled", IB_WC_WR_FLUSH_ERR, false, true, IB_CM_DREQ_SENT,
+	  IB_CM_DREQ_SENT, false },
+	{ "cancelled-stale", IB_WC_WR_FLUSH_ERR, true, true, IB_CM_DREQ_SENT,
+	  IB_CM_DREQ_SENT, true },
+	{ "stale-but-answered", IB_WC_SUCCESS, true, true, IB_CM_DREQ_SENT,
+	  IB_CM_DREQ_SENT, false },
+	{ "stale-moved-on", IB_WC_WR_FLUSH_ERR, true, true, IB_CM_DREQ_SENT,
+	  IB_CM_TIMEWAIT, false },
+	{ "not-waited-for", IB_WC_RESP_TIMEOUT_ERR, false, false,
+	  IB_CM_REQ_SENT, IB_CM_REQ_SENT, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(done, done_cases, name);
+
+static void ibcm_send_done(struct kunit *test)
+{
+	const struct done_case *c = test->param_value;
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_id_priv *priv = conn_id(test, fd, rec_new(test), true);
+	struct ib_mad_send_buf buf = {}, other = {};
+	enum ib_cm_state state = c->sent;
+	bool got;
+
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   forget_msg_action,
+							   priv));
+	spin_lock(&priv->lock);
+	priv->id.state = c->now;
+	priv->msg = c->waited ? &buf : &other;
+	priv->msg_stale = c->stale;
+	spin_unlock(&priv->lock);
+	got = cm_send_done_timed_out(priv, &buf, c->status, &state);
+	KUNIT_EXPECT_EQ(test, got, c->timed_out);
+	if (c->waited) {
+		KUNIT_EXPECT_NULL(test, priv->msg);
+		KUNIT_EXPECT_FALSE(test, priv->msg_stale);
+		KUNIT_EXPECT_EQ(test, state, c->now);
+	} else {
+		KUNIT_EXPECT_PTR_EQ(test, priv->msg, &other);
+	}
 }
 
 /* A connection's id on the test's device, known to the peer as 0x51525354. */
@@ -1904,6 +2066,8 @@ static struct kunit_case ibcm_conn_cases[] = {
 	KUNIT_CASE(ibcm_destroy_no_flush),
 	KUNIT_CASE_PARAM(ibcm_path_from_req, path_gen_params),
 	KUNIT_CASE(ibcm_dreq_sgid_gone),
+	KUNIT_CASE(ibcm_waiting_dreq_sgid_gone),
+	KUNIT_CASE_PARAM(ibcm_send_done, done_gen_params),
 	{}
 };
 
