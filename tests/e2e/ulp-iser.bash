@@ -110,10 +110,20 @@ login() {
 	grep -q "^iser: .*$PORTAL,1 $IQN" /tmp/iscsi-session.log || fail "no iser session to $IQN"
 	tsay "logged in over iSER -> $DISK ($(($(cat "/sys/class/block/${DISK#/dev/}/size") / 2048)) MiB)"
 }
+# The target's count of its sessions (0 once its own close of the last one
+# is done; the initiator's logout returns before that).
+lio_sessions() { cat "$LIO/iscsi/$IQN/fabric_statistics/iscsi_instance/sessions"; }
+lio_no_session() { [ "$(lio_sessions)" = 0 ]; }
+# logout: the initiator's session gone, and the target's too. LIO closes its
+# side in its tx thread (iscsit_close_session()), which still takes the
+# TPG's session lock after the initiator is done: a TPG removed before that
+# is used after being freed (a KASAN report seen once on the stock stack
+# over softib, 2026-11-27, in lio_down right after the logout).
 logout() {
 	no_session && return 0
 	run_to /tmp/iscsi-logout.log "$STEP" iscsiadm -m node -T "$IQN" -p "$PORTAL" -I iser --logout || return 1
 	wait_for 20 "the iSCSI session gone" no_session
+	wait_for 20 "the target's session closed ($(lio_sessions) left)" lio_no_session
 	DISK=''
 }
 initiator_down() {
