@@ -31,8 +31,8 @@
 #           and rxe, NVMe-oF, unload. ORCM_CHECK_DEBIAN_VM=0 skips it;
 #      each lane step's output is shown when both lanes are done;
 #   5. interop: two VMs joined by a link, the stock stack in one and ours in
-#      the other (tools/vm/interop.sh, tests/interop): RoCE over rxe both
-#      ways. ORCM_CHECK_INTEROP=0 skips it.
+#      the other (tools/vm/interop.sh, tests/interop): RoCE over rxe and
+#      native IB over softib, both ways. ORCM_CHECK_INTEROP=0 skips it.
 # Every step prints its tests and "N passed, N failed" (a VM step also "N
 # skipped" just before it); the last line of this script sums them, the line
 # before it sums the skips, and the recap names every failure (with the last
