@@ -30,6 +30,9 @@
 #     route resolution that needs the SA fails with ROUTE_ERROR in time;
 #   - an SM-driven LID change (at the end: opensm back with LMC 1): new
 #     connections use the new LIDs (our path cache drops the old records);
+#   - SM failover under a live connection (last): a standby opensm on ib1
+#     takes over from the killed master; rping goes on, LIDs stay, a new
+#     connection resolves through the new SA;
 #   - IPoIB connected mode: IPoIB's own ib_cm client connects RC QPs on
 #     an SRQ, MTU 65520, 65000-byte pings (DF) cross them; back in
 #     datagram mode the connections are torn down (see below).
@@ -264,3 +267,46 @@ transfer_pair sib-ucmatose-lid 7336 ucmatose -b "$SIB_IP0" -p 7336 -c 2 -C 5 -- 
 	"${IN_B[@]}" ucmatose -s "$SIB_IP0" -b "$SIB_IP1" -p 7336 -c 2 -C 5
 wait_for 10 "no CM id left after ucmatose" cm_ids_empty
 say "ok: after an SM-driven LID change, new connections use the new LIDs ($ORCM_STACK, $((SECONDS - t0)) s)"
+
+# SM failover under live ids: a standby opensm on ib1's port takes over
+# when the master (on ib0, LMC 1 since the block above) is killed. An RC
+# connection that is up (rping, ib0 -> ib1) goes on passing data through
+# the change of SM, the ports keep their LIDs, and a new connection after
+# it resolves its route through the new SA (ours: the path cache dropped
+# its records on the ports' SM_CHANGE).
+t0=$SECONDS
+lid0=$(sib_lid ib0) lid1=$(sib_lid ib1)
+sib_sm_standby_start ib1 -l 1
+wait_sm 2 30 ib0 "$lid1" || { tail -n 30 /tmp/opensm-b.log; fail "ib1's opensm is not STANDBY"; }
+bg /tmp/sib-fo-server.log "${IN_B[@]}" rping -s -V -a "$SIB_IP1" -p 7337 -C 0
+server=$LAST_PID
+wait_for 10 "rping server listening" cm_id_listening 7337
+bg /tmp/sib-fo.log rping -c -v -V -a "$SIB_IP1" -p 7337 -C 0
+client=$LAST_PID
+wait_for 20 "rping passing data" grep -q 'ping data' /tmp/sib-fo.log
+[ "$ORCM_STACK" != ours ] || i0=$(pc invalidated)
+t1=$SECONDS
+sib_sm_stop
+wait_sm 3 30 ib0 "$lid1" || { tail -n 30 /tmp/opensm-b.log; fail "ib1's opensm did not become MASTER in 30 s"; }
+for d in ib0 ib1; do
+	wait_for 10 "$d's SM LID $lid1" bash -c "rdma link show $d/1 | grep -q 'sm_lid $lid1 '"
+done
+say "failover: ib1's opensm MASTER $((SECONDS - t1)) s after the master was killed"
+{ [ "$(sib_lid ib0)" = "$lid0" ] && [ "$(sib_lid ib1)" = "$lid1" ]; } ||
+	fail "a LID moved in the failover: ib0 $lid0 -> $(sib_lid ib0), ib1 $lid1 -> $(sib_lid ib1)"
+if [ "$ORCM_STACK" = ours ]; then
+	[ "$(pc invalidated)" -gt "$i0" ] || fail "the path cache dropped nothing on the SM change"
+fi
+pings0=$(grep -c 'ping data' /tmp/sib-fo.log)
+transfer_pair sib-ucmatose-fo 7338 ucmatose -b "$SIB_IP0" -p 7338 -c 2 -C 5 -- \
+	"${IN_B[@]}" ucmatose -s "$SIB_IP0" -b "$SIB_IP1" -p 7338 -c 2 -C 5
+sleep 1
+pings1=$(grep -c 'ping data' /tmp/sib-fo.log)
+kill -0 "$client" 2>/dev/null || fail "rping ended in the SM failover: $(tail -n 2 /tmp/sib-fo.log)"
+[ "$pings1" -gt "$pings0" ] || fail "rping passed no data after the failover ($pings0 pings before, $pings1 after)"
+! grep -qi 'error\|fail' /tmp/sib-fo.log || fail "rping: $(grep -i -m1 'error\|fail' /tmp/sib-fo.log)"
+kill "$client" 2>/dev/null || true
+wait_pid "$client" 10 || true
+wait_pid "$server" 10 || true
+wait_for 10 "no CM id left after the failover" cm_ids_empty
+say "ok: SM failover under a live connection: rping went on ($pings0 -> $pings1 verified pings), LIDs kept, a new connection through the new SA ($ORCM_STACK, $((SECONDS - t0)) s)"

@@ -95,6 +95,34 @@ sib_sm_start() {
 	SIB_SM=$LAST_PID
 }
 sib_both() { [ "$(sib_state ib0)" = "$1" ] && [ "$(sib_state ib1)" = "$1" ]; }
+# sib_sm_standby_start DEV [OPENSM_ARGS...]: a second opensm ($SIB_SM_B) on
+# DEV's port, of priority 1 (sib_sm_start's is 15), so STANDBY while the
+# master lives. It polls the master's SMInfo every second and declares it
+# dead after 2 unanswered polls (opensm's defaults: 10 s, 4). Stopped at
+# exit (sib_cleanup kills every background job).
+sib_sm_standby_start() {
+	local g
+	g=$(cat "/sys/class/infiniband/$1/node_guid")
+	shift
+	printf 'sminfo_polling_timeout 1000\npolling_retry_number 2\n' >/tmp/opensm-b.conf
+	mkdir -p /tmp/opensm-cache-b
+	OSM_CACHE_DIR=/tmp/opensm-cache-b bg /tmp/opensm-b.out \
+		opensm -F /tmp/opensm-b.conf -g "0x${g//:/}" -f /tmp/opensm-b.log -s 5 -p 1 "$@"
+	SIB_SM_B=$LAST_PID
+}
+# sminfo_state DEV [LID]: the SMInfo state of the SM at LID (default: the
+# master) as DEV's port sees it: 2 STANDBY, 3 MASTER.
+sminfo_state() { sminfo -C "$1" "${@:2}" 2>&1 | sed -n 's/.* state \([0-9]\) .*/\1/p'; }
+# wait_sm STATE SECONDS DEV [LID]: until sminfo_state DEV [LID] is STATE.
+wait_sm() {
+	local want=$1 n=$(($2 * 10)) i
+	shift 2
+	for ((i = 0; i < n; i++)); do
+		[ "$(sminfo_state "$@")" = "$want" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 sib_sm_stop() {
 	[ -n "${SIB_SM:-}" ] || return 0
 	kill -TERM "$SIB_SM" 2>/dev/null || true

@@ -58,27 +58,9 @@ run_to /tmp/ibnd.log "$STEP" ibnetdiscover -C ib0 || fail "ibnetdiscover"
 say "diags: sminfo, smpquery nodeinfo/portinfo/nodedesc, saquery nodes+path, perfquery ($pkts packets), ibnetdiscover"
 say "ok: opensm brought a two-CA softib subnet ACTIVE"
 
-# SM failover. The standby polls the master's SMInfo every second and
-# declares it dead after 2 unanswered polls (defaults: 10 s, 4).
-sminfo_state() { sminfo -C "$1" "${@:2}" 2>&1 | sed -n 's/.* state \([0-9]\) .*/\1/p'; }
+# SM failover (sib_sm_standby_start, softib-lib.bash).
 t_fo=$SECONDS
-printf 'sminfo_polling_timeout 1000\npolling_retry_number 2\n' >/tmp/opensm-b.conf
-g1=$(cat /sys/class/infiniband/ib1/node_guid)
-mkdir -p /tmp/opensm-cache-b
-OSM_CACHE_DIR=/tmp/opensm-cache-b bg /tmp/opensm-b.out \
-	opensm -F /tmp/opensm-b.conf -g "0x${g1//:/}" -f /tmp/opensm-b.log -s 5 -p 1
-SIB_SM_B=$LAST_PID
-trap 'kill -TERM "$SIB_SM_B" 2>/dev/null; sib_sm_stop; sib_cleanup' EXIT
-# SMInfo state 2: STANDBY, 3: MASTER; wait_sm STATE SECONDS DEV [LID]
-wait_sm() {
-	local want=$1 n=$(($2 * 10)) i
-	shift 2
-	for ((i = 0; i < n; i++)); do
-		[ "$(sminfo_state "$@")" = "$want" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+sib_sm_standby_start ib1
 wait_sm 2 20 ib0 "$lid1" || { tail -n 30 /tmp/opensm-b.log; fail "ib1's opensm is not STANDBY: $(sminfo -C ib0 "$lid1" 2>&1)"; }
 [ "$(sminfo_state ib1)" = 3 ] || fail "ib0's opensm is not MASTER: $(sminfo -C ib1 2>&1)"
 say "$(sminfo -C ib0 "$lid1")"
