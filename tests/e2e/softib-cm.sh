@@ -214,17 +214,39 @@ say "ok: back to datagram mode, connections torn down, ping ($ORCM_STACK, IPoIB-
 # RDMA_CM_EVENT_ROUTE_ERROR within its timeout (ucmatose's 2 s), as
 # in-tree: ucmatose with a type of service asks for a path of that traffic
 # class, one our path cache has not seen.
+# live_rping NAME PORT: an rping connection ib0 -> ib1 (netns B) passing
+# verified pings until live_rping_end; $LIVE_CLIENT, $LIVE_SERVER.
+live_rping() {
+	bg "/tmp/$1-server.log" "${IN_B[@]}" rping -s -V -a "$SIB_IP1" -p "$2" -C 0
+	LIVE_SERVER=$LAST_PID
+	wait_for 10 "rping server listening" cm_id_listening "$2"
+	bg "/tmp/$1.log" rping -c -v -V -a "$SIB_IP1" -p "$2" -C 0
+	LIVE_CLIENT=$LAST_PID
+	wait_for 20 "rping passing data" grep -q 'ping data' "/tmp/$1.log"
+}
+live_pings() { grep -c 'ping data' "/tmp/$1.log"; }
+# live_rping_end NAME PINGS0 WHEN: the connection still up and passing
+# data since PINGS0 verified pings, without an error; then stopped, no id.
+live_rping_end() {
+	local t1
+	sleep 1
+	LIVE_PINGS=$(live_pings "$1")
+	kill -0 "$LIVE_CLIENT" 2>/dev/null || fail "rping ended $3: $(tail -n 2 "/tmp/$1.log")"
+	[ "$LIVE_PINGS" -gt "$2" ] || fail "rping passed no data $3 ($2 pings before, $LIVE_PINGS after)"
+	! grep -qi 'error\|fail' "/tmp/$1.log" || fail "rping: $(grep -i -m1 'error\|fail' "/tmp/$1.log")"
+	kill "$LIVE_CLIENT" 2>/dev/null || true
+	wait_pid "$LIVE_CLIENT" 10 || true
+	t1=$SECONDS
+	wait_pid "$LIVE_SERVER" 10 || true
+	say "the rping server exited $((SECONDS - t1)) s after the client"
+	wait_for 10 "no CM id left after rping" cm_ids_empty
+}
 t0=$SECONDS
-bg /tmp/sib-smdead-server.log "${IN_B[@]}" rping -s -V -a "$SIB_IP1" -p 7334 -C 0
-server=$LAST_PID
-wait_for 10 "rping server listening" cm_id_listening 7334
-bg /tmp/sib-smdead.log rping -c -v -V -a "$SIB_IP1" -p 7334 -C 0
-client=$LAST_PID
-wait_for 20 "rping passing data" grep -q 'ping data' /tmp/sib-smdead.log
+live_rping sib-smdead 7334
 t1=$SECONDS
 sib_sm_stop
 say "opensm stopped after $((SECONDS - t1)) s; the rping connection up after $((t1 - t0)) s"
-pings0=$(grep -c 'ping data' /tmp/sib-smdead.log)
+pings0=$(live_pings sib-smdead)
 t0=$SECONDS
 rc=0
 run_to /tmp/sib-smdead-uc.log "$STEP" ucmatose -s "$SIB_IP1" -b "$SIB_IP0" -p 7335 -c 1 -C 1 -t 32 || rc=$?
@@ -234,18 +256,8 @@ run_to /tmp/sib-smdead-uc.log "$STEP" ucmatose -s "$SIB_IP1" -b "$SIB_IP0" -p 73
 grep -q 'RDMA_CM_EVENT_ROUTE_ERROR, error: -22$' /tmp/sib-smdead-uc.log ||
 	fail "with the SM dead: no RDMA_CM_EVENT_ROUTE_ERROR (-EINVAL): $(tail -n 2 /tmp/sib-smdead-uc.log)"
 say "with the SM dead: route resolution failed in $((SECONDS - t0)) s: $(grep -m1 ROUTE_ERROR /tmp/sib-smdead-uc.log)"
-sleep 1
-pings1=$(grep -c 'ping data' /tmp/sib-smdead.log)
-kill -0 "$client" 2>/dev/null || fail "rping ended with the SM dead: $(tail -n 2 /tmp/sib-smdead.log)"
-[ "$pings1" -gt "$pings0" ] || fail "rping passed no data after the SM died ($pings0 pings before, $pings1 after)"
-! grep -qi 'error\|fail' /tmp/sib-smdead.log || fail "rping: $(grep -i -m1 'error\|fail' /tmp/sib-smdead.log)"
-kill "$client" 2>/dev/null || true
-wait_pid "$client" 10 || true
-t1=$SECONDS
-wait_pid "$server" 10 || true
-say "the rping server exited $((SECONDS - t1)) s after the client"
-wait_for 10 "no CM id left after rping" cm_ids_empty
-say "ok: the SM dead: rping went on ($pings0 -> $pings1 verified pings), a new route failed cleanly ($ORCM_STACK, $((SECONDS - t0)) s)"
+live_rping_end sib-smdead "$pings0" "with the SM dead"
+say "ok: the SM dead: rping went on ($pings0 -> $LIVE_PINGS verified pings), a new route failed cleanly ($ORCM_STACK, $((SECONDS - t0)) s)"
 
 # An SM-driven LID change: opensm back with LMC 1 (a port's base LID a
 # multiple of 2) moves ib0 off LID 1. Our path cache drops the records of
@@ -278,35 +290,19 @@ t0=$SECONDS
 lid0=$(sib_lid ib0) lid1=$(sib_lid ib1)
 sib_sm_standby_start ib1 -l 1
 wait_sm 2 30 ib0 "$lid1" || { tail -n 30 /tmp/opensm-b.log; fail "ib1's opensm is not STANDBY"; }
-bg /tmp/sib-fo-server.log "${IN_B[@]}" rping -s -V -a "$SIB_IP1" -p 7337 -C 0
-server=$LAST_PID
-wait_for 10 "rping server listening" cm_id_listening 7337
-bg /tmp/sib-fo.log rping -c -v -V -a "$SIB_IP1" -p 7337 -C 0
-client=$LAST_PID
-wait_for 20 "rping passing data" grep -q 'ping data' /tmp/sib-fo.log
+live_rping sib-fo 7337
 [ "$ORCM_STACK" != ours ] || i0=$(pc invalidated)
 t1=$SECONDS
 sib_sm_stop
-wait_sm 3 30 ib0 "$lid1" || { tail -n 30 /tmp/opensm-b.log; fail "ib1's opensm did not become MASTER in 30 s"; }
-for d in ib0 ib1; do
-	wait_for 10 "$d's SM LID $lid1" bash -c "rdma link show $d/1 | grep -q 'sm_lid $lid1 '"
-done
+sib_failover_wait "$lid1"
 say "failover: ib1's opensm MASTER $((SECONDS - t1)) s after the master was killed"
 { [ "$(sib_lid ib0)" = "$lid0" ] && [ "$(sib_lid ib1)" = "$lid1" ]; } ||
 	fail "a LID moved in the failover: ib0 $lid0 -> $(sib_lid ib0), ib1 $lid1 -> $(sib_lid ib1)"
 if [ "$ORCM_STACK" = ours ]; then
 	[ "$(pc invalidated)" -gt "$i0" ] || fail "the path cache dropped nothing on the SM change"
 fi
-pings0=$(grep -c 'ping data' /tmp/sib-fo.log)
+pings0=$(live_pings sib-fo)
 transfer_pair sib-ucmatose-fo 7338 ucmatose -b "$SIB_IP0" -p 7338 -c 2 -C 5 -- \
 	"${IN_B[@]}" ucmatose -s "$SIB_IP0" -b "$SIB_IP1" -p 7338 -c 2 -C 5
-sleep 1
-pings1=$(grep -c 'ping data' /tmp/sib-fo.log)
-kill -0 "$client" 2>/dev/null || fail "rping ended in the SM failover: $(tail -n 2 /tmp/sib-fo.log)"
-[ "$pings1" -gt "$pings0" ] || fail "rping passed no data after the failover ($pings0 pings before, $pings1 after)"
-! grep -qi 'error\|fail' /tmp/sib-fo.log || fail "rping: $(grep -i -m1 'error\|fail' /tmp/sib-fo.log)"
-kill "$client" 2>/dev/null || true
-wait_pid "$client" 10 || true
-wait_pid "$server" 10 || true
-wait_for 10 "no CM id left after the failover" cm_ids_empty
-say "ok: SM failover under a live connection: rping went on ($pings0 -> $pings1 verified pings), LIDs kept, a new connection through the new SA ($ORCM_STACK, $((SECONDS - t0)) s)"
+live_rping_end sib-fo "$pings0" "after the SM failover"
+say "ok: SM failover under a live connection: rping went on ($pings0 -> $LIVE_PINGS verified pings), LIDs kept, a new connection through the new SA ($ORCM_STACK, $((SECONDS - t0)) s)"

@@ -113,6 +113,15 @@ sib_sm_standby_start() {
 # sminfo_state DEV [LID]: the SMInfo state of the SM at LID (default: the
 # master) as DEV's port sees it: 2 STANDBY, 3 MASTER.
 sminfo_state() { sminfo -C "$1" "${@:2}" 2>&1 | sed -n 's/.* state \([0-9]\) .*/\1/p'; }
+# sib_failover_wait LID: after the master was killed, the standby at LID
+# MASTER within 30 s, and both ports' MasterSMLID LID.
+sib_failover_wait() {
+	local d
+	wait_sm 3 30 ib0 "$1" || { tail -n 30 /tmp/opensm-b.log; fail "the opensm at LID $1 did not become MASTER in 30 s"; }
+	for d in ib0 ib1; do
+		wait_for 10 "$d's MasterSMLID $1" bash -c "rdma link show $d/1 | grep -q 'sm_lid $1 '"
+	done
+}
 # wait_sm STATE SECONDS DEV [LID]: until sminfo_state DEV [LID] is STATE.
 wait_sm() {
 	local want=$1 n=$(($2 * 10)) i

@@ -74,10 +74,7 @@ for d in ib0 ib1; do # the device open: events from now on reach it
 done
 t0=$SECONDS
 sib_sm_stop
-wait_sm 3 30 ib0 "$lid1" || { tail -n 30 /tmp/opensm-b.log; fail "ib1's opensm did not become MASTER in 30 s"; }
-for d in ib0 ib1; do
-	wait_for 10 "$d's MasterSMLID $lid1" bash -c "rdma link show $d/1 | grep -q 'sm_lid $lid1 '"
-done
+sib_failover_wait "$lid1"
 say "failover: ib1's opensm MASTER after $((SECONDS - t0)) s; both ports' SM LID $lid1"
 for d in ib0 ib1; do
 	wait_for 10 "$d: IB_EVENT_SM_CHANGE" grep -q SM_CHANGE "/tmp/asyncwatch-$d.log"
