@@ -260,6 +260,8 @@ struct cm_device {
 	u8 ack_delay;
 	bool going_away;		/* cm.lock */
 	struct ib_event_handler event_handler;	/* GID changes */
+	struct delayed_work stale_work;	/* cm_cancel_stale_sends() again */
+	unsigned int stale_tries;	/* of @stale_work; racy, bounded */
 	u32 num_ports;			/* rdma_end_port() */
 	struct cm_port *port[];		/* [port_num - 1]; NULL: no IB CM */
 };
@@ -439,7 +441,7 @@ void cm_recv_buf(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		 const void *buf, size_t len);
 void cm_send_timeout(struct cm_id_priv *priv, enum ib_cm_state state,
 		     __be16 attr_id);
-void cm_cancel_stale_sends(struct cm_device *cm_dev, u32 port_num);
+unsigned int cm_cancel_stale_sends(struct cm_device *cm_dev);
 
 /* ---- listeners (listen.c) ---- */
 
@@ -491,8 +493,7 @@ void cm_test_add_device(struct cm_device *cm_dev);
 void cm_test_del_device(struct cm_device *cm_dev);
 void cm_test_flush(void);
 bool cm_av_sgid_gone(const struct ib_gid_attr *attr);
-bool cm_mark_stale_send(struct cm_id_priv *priv, struct cm_device *cm_dev,
-			u32 port_num);
+bool cm_send_is_stale(struct cm_id_priv *priv, struct cm_device *cm_dev);
 bool cm_send_done_timed_out(struct cm_id_priv *priv,
 			    struct ib_mad_send_buf *buf,
 			    enum ib_wc_status status,

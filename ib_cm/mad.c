@@ -393,44 +393,45 @@ void cm_send_handler(struct ib_mad_agent *agent,
 }
 
 /**
- * cm_mark_stale_send - whether @priv's waiting send lost its source GID
+ * cm_send_is_stale - whether @priv's waiting send lost its source GID
  * @priv: an id, locked
  * @cm_dev: the device whose GID table changed
- * @port_num: its port
  *
  * ib_mad resends a message that waits for an answer through the AH it was
  * sent with, which names the source GID's index (see cm_av_sgid_gone()):
  * once the entry left the table, a resend would put the port's QP1 in
- * error on rxe. Marks such a send, so that the flush of its cancel ends
- * it as a timeout (a DREQ's: timewait, as in-tree when ib_core refuses
- * the AH of a new message).
+ * error on rxe. Such a send must be cancelled, once, and its flush then
+ * ends it as a timeout (a DREQ's: timewait, as in-tree when ib_core
+ * refuses the AH of a new message).
  *
  * Return: true if the caller must cancel @priv->msg.
  */
-VISIBLE_IF_KUNIT bool cm_mark_stale_send(struct cm_id_priv *priv,
-					 struct cm_device *cm_dev,
-					 u32 port_num)
+VISIBLE_IF_KUNIT bool cm_send_is_stale(struct cm_id_priv *priv,
+				       struct cm_device *cm_dev)
 {
 	lockdep_assert_held(&priv->lock);
-	if (!priv->msg || priv->msg_stale || priv->cm_dev != cm_dev ||
-	    !priv->port || priv->port->port_num != port_num)
+	if (!priv->msg || priv->msg_stale || priv->cm_dev != cm_dev)
 		return false;
-	if (!cm_av_sgid_gone(priv->ah_attr.grh.sgid_attr))
-		return false;
-	priv->msg_stale = true;
-	return true;
+	return cm_av_sgid_gone(priv->ah_attr.grh.sgid_attr);
 }
-EXPORT_SYMBOL_IF_KUNIT(cm_mark_stale_send);
+EXPORT_SYMBOL_IF_KUNIT(cm_send_is_stale);
 
-/*
- * A GID of @cm_dev's port @port_num changed: cancel every send waiting for
- * an answer whose source GID entry left the table. One id at a time, each
- * found and referenced under cm.lock and checked under its own lock (which
- * is outside cm.lock). Process context (ib_core's event work); costs a
- * walk of the ids, once per GID change.
+/**
+ * cm_cancel_stale_sends - cancel the waiting sends of @cm_dev's ids whose
+ *	source GID entry left the table
+ * @cm_dev: the device
+ *
+ * One id at a time, each found and referenced under cm.lock and checked
+ * under its own lock (which is outside cm.lock). A send that is on the QP
+ * just now cannot be cancelled (ib_modify_mad() finds only sends waiting
+ * for their answer): it is counted, and the caller tries again shortly.
+ * Process context, no lock held; costs a walk of the ids.
+ *
+ * Return: the number of stale sends that could not be cancelled yet.
  */
-void cm_cancel_stale_sends(struct cm_device *cm_dev, u32 port_num)
+unsigned int cm_cancel_stale_sends(struct cm_device *cm_dev)
 {
+	unsigned int busy = 0;
 	struct cm_id_priv *priv;
 	unsigned long index = 0;
 
@@ -443,9 +444,14 @@ void cm_cancel_stale_sends(struct cm_device *cm_dev, u32 port_num)
 		if (!priv)
 			break;
 		spin_lock(&priv->lock);
-		if (cm_mark_stale_send(priv, cm_dev, port_num)) {
-			cm_count(CM_CNT_TX_STALE);
-			ib_cancel_mad(priv->msg);
+		if (cm_send_is_stale(priv, cm_dev)) {
+			/* The completion needs our lock: it sees the mark. */
+			if (!ib_modify_mad(priv->msg, 0)) {
+				priv->msg_stale = true;
+				cm_count(CM_CNT_TX_STALE);
+			} else {
+				busy++;
+			}
 		}
 		spin_unlock(&priv->lock);
 		cm_put(priv);
@@ -453,6 +459,7 @@ void cm_cancel_stale_sends(struct cm_device *cm_dev, u32 port_num)
 			break;
 		index++;
 	}
+	return busy;
 }
 
 /* Our request ran out of retries: tell the user, as the state says. */

@@ -98,10 +98,27 @@ static void cm_remove_port(struct cm_port *port)
 
 static struct ib_client cm_client;
 
+/* A stale send on the QP is done within microseconds: 200 x 5 ms at most. */
+#define CM_STALE_RETRY_MS	5
+#define CM_STALE_TRIES		200
+
+static void cm_stale_work(struct work_struct *work)
+{
+	struct cm_device *cm_dev = container_of(to_delayed_work(work),
+						struct cm_device, stale_work);
+
+	if (cm_cancel_stale_sends(cm_dev) &&
+	    ++cm_dev->stale_tries < CM_STALE_TRIES)
+		queue_delayed_work(cm.wq, &cm_dev->stale_work,
+				   msecs_to_jiffies(CM_STALE_RETRY_MS));
+}
+
 /*
- * ib_core's asynchronous events, from its event work (process context).
- * A GID change may have deleted the source GID of sends still waiting
- * for an answer (RoCE: an address removed, a bond's MAC changed).
+ * ib_core's asynchronous events. IB_EVENT_GID_CHANGE comes synchronously
+ * from the GID table's update (process context, with the port's GID table
+ * mutex held: nothing here may take it), once per entry added or deleted;
+ * a deleted entry may be the source GID of sends still waiting for an
+ * answer (RoCE: an address removed, a bond's MAC changed).
  */
 static void cm_event_handler(struct ib_event_handler *handler,
 			     struct ib_event *event)
@@ -109,8 +126,13 @@ static void cm_event_handler(struct ib_event_handler *handler,
 	struct cm_device *cm_dev = container_of(handler, struct cm_device,
 						event_handler);
 
-	if (event->event == IB_EVENT_GID_CHANGE)
-		cm_cancel_stale_sends(cm_dev, event->element.port_num);
+	if (event->event != IB_EVENT_GID_CHANGE)
+		return;
+	if (cm_cancel_stale_sends(cm_dev)) {
+		WRITE_ONCE(cm_dev->stale_tries, 0);
+		mod_delayed_work(cm.wq, &cm_dev->stale_work,
+				 msecs_to_jiffies(CM_STALE_RETRY_MS));
+	}
 }
 
 static int cm_add_one(struct ib_device *ib_dev)
@@ -172,12 +194,13 @@ static int cm_add_one(struct ib_device *ib_dev)
 		goto err_ports;
 	}
 
-	spin_lock(&cm.lock);
-	list_add_tail(&cm_dev->entry, &cm.devices);
-	spin_unlock(&cm.lock);
+	INIT_DELAYED_WORK(&cm_dev->stale_work, cm_stale_work);
 	INIT_IB_EVENT_HANDLER(&cm_dev->event_handler, ib_dev,
 			      cm_event_handler);
 	ib_register_event_handler(&cm_dev->event_handler);
+	spin_lock(&cm.lock);
+	list_add_tail(&cm_dev->entry, &cm.devices);
+	spin_unlock(&cm.lock);
 	ib_set_client_data(ib_dev, &cm_client, cm_dev);
 	return 0;
 
@@ -196,6 +219,7 @@ static void cm_remove_one(struct ib_device *ib_dev, void *client_data)
 
 	/* Waits for a handler call under way. */
 	ib_unregister_event_handler(&cm_dev->event_handler);
+	cancel_delayed_work_sync(&cm_dev->stale_work);
 	spin_lock(&cm.lock);
 	cm_dev->going_away = true;
 	list_del(&cm_dev->entry);

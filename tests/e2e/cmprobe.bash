@@ -57,6 +57,15 @@ pdata_field() {
 
 # listening NAME: the cmprobe server logging to /tmp/NAME.log is listening.
 listening() { grep -q '^listening ' "/tmp/$1.log"; }
+# cmprobe_server NAME ARGS...: `cmprobe -s ARGS` in the background ($SERVER,
+# log /tmp/NAME.log) until it listens.
+cmprobe_server() {
+	local name=$1
+	shift
+	bg "/tmp/$name.log" "$CMPROBE" -s "$@"
+	SERVER=$LAST_PID
+	wait_for 10 "the server $name listening" listening "$name"
+}
 
 # Checks that go on after a mismatch, so that one run reports every
 # difference of a scenario matrix: want_line NAME LINE records a missing line,

@@ -60,9 +60,8 @@ established() { grep -q '^event ESTABLISHED ' "/tmp/$1.log"; }
 
 setup_bond active
 mac1=$(cat /sys/class/net/bondT/address)
-bg /tmp/bond-server.log "$CMPROBE" -s -b "$BADDR" -p $PORT -n 0 -T 6
-server=$LAST_PID
-wait_for 10 "the server listening" listening bond-server
+cmprobe_server bond-server -b "$BADDR" -p $PORT -n 0 -T 6
+server=$SERVER
 bg /tmp/bond-client.log "$CMPROBE" -c -a "$BADDR" -p $PORT -H 5000 -T 8
 client=$LAST_PID
 wait_for 10 "the client ESTABLISHED" established bond-client
@@ -91,9 +90,8 @@ say "ok: bond failover with a new MAC: ADDR_CHANGE to the client, the listener a
 # disconnect after such a failover is not answered in this loopback setup,
 # so the client's hold, not its disconnect, is what is checked.)
 setup_bond none
-bg /tmp/bond-none-server.log "$CMPROBE" -s -b "$BADDR" -p $PORT -n 0 -T 4
-server=$LAST_PID
-wait_for 10 "the server listening" listening bond-none-server
+cmprobe_server bond-none-server -b "$BADDR" -p $PORT -n 0 -T 4
+server=$SERVER
 bg /tmp/bond-none-client.log "$CMPROBE" -c -a "$BADDR" -p $PORT -H 1500 -T 3
 client=$LAST_PID
 wait_for 10 "the client ESTABLISHED" established bond-none-client

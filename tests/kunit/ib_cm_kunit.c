@@ -1758,10 +1758,10 @@ static void ibcm_dreq_sgid_gone(struct kunit *test)
 
 /*
  * A DREQ already waiting for its DREP when the MAC changes: ib_mad would
- * resend it through its AH, which names the old entry. The GID change
- * marks it for cancelling, once, on the id's own device and port only;
- * the flush of the cancel then ends it as a timeout: DREQ_ERROR and
- * timewait, as the refused DREQ above.
+ * resend it through its AH, which names the old entry. After the GID
+ * change it is stale (on the id's own device only, until its cancel
+ * marked it); the flush of the cancel then ends it as a timeout:
+ * DREQ_ERROR and timewait, as the refused DREQ above.
  */
 static void ibcm_waiting_dreq_sgid_gone(struct kunit *test)
 {
@@ -1773,7 +1773,7 @@ static void ibcm_waiting_dreq_sgid_gone(struct kunit *test)
 	struct cm_id_priv *priv;
 	struct roce_rig rig;
 	struct rec_ctx *ctx;
-	bool mark;
+	bool stale;
 
 	roce_rig_add(test, &rig);
 	attr = roce_wait_gid(test, &rig.mock->ibdev, 0);
@@ -1787,17 +1787,17 @@ static void ibcm_waiting_dreq_sgid_gone(struct kunit *test)
 	spin_lock(&priv->lock);
 	priv->id.state = IB_CM_DREQ_SENT;
 	priv->msg = &buf;
-	mark = cm_mark_stale_send(priv, fd->cm, 1);
+	stale = cm_send_is_stale(priv, fd->cm);
 	spin_unlock(&priv->lock);
-	KUNIT_EXPECT_FALSE(test, mark);		/* the entry is still there */
+	KUNIT_EXPECT_FALSE(test, stale);	/* the entry is still there */
 
 	roce_rig_new_mac(test, &rig, attr);
 	rdma_put_gid_attr(attr);
 	spin_lock(&priv->lock);
-	KUNIT_EXPECT_FALSE(test, cm_mark_stale_send(priv, other->cm, 1));
-	KUNIT_EXPECT_FALSE(test, cm_mark_stale_send(priv, fd->cm, 2));
-	KUNIT_EXPECT_TRUE(test, cm_mark_stale_send(priv, fd->cm, 1));
-	KUNIT_EXPECT_FALSE(test, cm_mark_stale_send(priv, fd->cm, 1));
+	KUNIT_EXPECT_FALSE(test, cm_send_is_stale(priv, other->cm));
+	KUNIT_EXPECT_TRUE(test, cm_send_is_stale(priv, fd->cm));
+	priv->msg_stale = true;		/* as once its cancel succeeded */
+	KUNIT_EXPECT_FALSE(test, cm_send_is_stale(priv, fd->cm));
 	spin_unlock(&priv->lock);
 
 	state = IB_CM_DREQ_SENT;
