@@ -20,8 +20,9 @@
 #     from userspace), and librdmacm's AF_IB probe (mckey -o joins
 #     send-only); transcripts compared with the in-tree CM's;
 #   - SA load: 1,000 UD ids from ib1 (100 on the stock stack, see below)
-#     resolve routes to one destination and service; the SA PathRecord queries that reach the SA's port (opensm
-#     runs on ib0) are counted on the wire (softib-madcount.py on vA). The
+#     resolve routes to one destination and service; the SA PathRecord
+#     queries that reach the SA's port (opensm runs on ib0) are counted on
+#     the wire (softib-madcount.py on vA). The
 #     in-tree CM asks once per id; ours, with its path cache, once, and its
 #     debugfs counters say so (1 miss, 999 hits or waits). Then opensm
 #     restarts (it reregisters every port: CLIENT_REREGISTER), our cache
