@@ -117,8 +117,10 @@ static int softib_shut_down_port(struct rvt_dev_info *rdi, u32 port_num)
 	return 0;
 }
 
+/* After ib_modify_port() changed the port's CapabilityMask: trap 144. */
 static void softib_cap_mask_chg(struct rvt_dev_info *rdi, u32 port_num)
 {
+	softib_sma_cap_mask_chg(&rdi_to_sdev(rdi)->port);
 }
 
 static int softib_modify_device(struct ib_device *ibdev, int mask,
@@ -158,10 +160,13 @@ static const struct attribute_group *softib_port_groups[] = {
 
 static void softib_dealloc_driver(struct ib_device *ibdev);
 
+/* ib_mad's client came first (ib_core's own): QP0 is there for traps. */
 static int softib_client_add(struct ib_device *ibdev)
 {
-	return ibdev->ops.dealloc_driver == softib_dealloc_driver ?
-	       0 : -EOPNOTSUPP;
+	if (ibdev->ops.dealloc_driver != softib_dealloc_driver)
+		return -EOPNOTSUPP;
+	softib_trap_start(&to_sdev(ibdev)->port);
+	return 0;
 }
 
 static void softib_client_remove(struct ib_device *ibdev, void *data)
@@ -170,6 +175,7 @@ static void softib_client_remove(struct ib_device *ibdev, void *data)
 	struct rvt_ibport *rvp = &sdev->port.rvp;
 	struct ib_mad_agent *agent;
 
+	softib_trap_stop(&sdev->port);
 	WRITE_ONCE(sdev->live, false);
 	agent = xchg(&rvp->send_agent, NULL);
 	if (agent)

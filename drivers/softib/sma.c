@@ -113,6 +113,378 @@ static void softib_link_train(struct softib_port *port, struct softib_evq *q)
 	}
 }
 
+/* ---- traps ---------------------------------------------------------------- */
+
+/*
+ * Which traps a softib port sends, and why (issue 27, "traps").
+ *
+ * IBA vol 1 14.2.5.1 (Notice, Table 131) lists trap 128 ("link state of
+ * at least one port of switch at LIDADDR has changed") with producer type
+ * Switch: in a fabric the switch port at the far end of a CA's link reports
+ * the link. softib has no switch yet (two CAs back to back, one link), so
+ * nobody would tell the SM that a link came back, and opensm, which sweeps
+ * only every sweep_interval, would leave the ports INIT until then. opensm's
+ * osm_trap_rcv.c does not look at the producer of a trap 128: any generic
+ * trap 128 or 144 makes it answer with a SubnTrapRepress and start a heavy
+ * sweep at once (sweep_on_trap, its default). So a softib port sends:
+ *
+ *  - trap 128 (Urgent, producer CA, LIDADDR = its own LID) when its link
+ *    comes up (carrier back, the port DOWN -> INIT), standing in for the
+ *    missing switch; a link going down cannot carry one;
+ *  - trap 144 (Informational, producer CA, LIDADDR and the new
+ *    CapabilityMask, no other local changes) when its CapabilityMask
+ *    changes (an SM, CM or other agent set or cleared its bit through
+ *    ib_modify_port), which IBA has a CA send.
+ *
+ * A trap goes LID-routed through QP0 to MasterSMLID at MasterSMSL, only
+ * when the port has a LID and an SM LID and its link is up (INIT, ARMED or
+ * ACTIVE: SMPs flow on VL15 from INIT on; waiting for ACTIVE would never
+ * send the link-up trap, the SM being the one that activates). It is resent
+ * every 4.096 us * 2^SubnetTimeout (clamped to 200 ms .. 4 s), at most
+ * SOFTIB_TRAP_SENDS times, until a SubnTrapRepress of its TID arrives.
+ * NoticeToggle and NoticeCount are 0 in a trap. One trap is outstanding at
+ * a time: a newer one replaces it (opensm reacts to both with the same
+ * heavy sweep).
+ */
+#define SOFTIB_TRAP_SENDS	5
+#define SOFTIB_TRAP_MIN_MS	200
+#define SOFTIB_TRAP_MAX_MS	4000
+#define SOFTIB_TRAP_128		128	/* link state change */
+#define SOFTIB_TRAP_144		144	/* capability mask / local changes */
+#define SOFTIB_PRODUCER_CA	1
+
+/* The port's state a trap needs, read under rvp.lock. */
+struct softib_trap_src {
+	u16 lid;
+	u16 sm_lid;
+	u8 sm_sl;
+	u8 state;
+	u8 subnet_timeout;
+	u32 cap_mask;
+	__be64 mkey;
+};
+
+static void softib_trap_src_get(struct softib_port *port,
+				struct softib_trap_src *src)
+{
+	struct rvt_ibport *rvp = &port->rvp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rvp->lock, flags);
+	src->lid = port->lid;
+	src->sm_lid = rvp->sm_lid;
+	src->sm_sl = rvp->sm_sl;
+	src->state = port->state;
+	src->subnet_timeout = rvp->subnet_timeout;
+	src->cap_mask = READ_ONCE(rvp->port_cap_flags);
+	src->mkey = rvp->mkey;
+	spin_unlock_irqrestore(&rvp->lock, flags);
+}
+
+static bool softib_trap_can_send(const struct softib_trap_src *src)
+{
+	return src->lid && src->sm_lid && src->state >= IB_PORT_INIT &&
+	       src->state <= IB_PORT_ACTIVE;
+}
+
+/**
+ * softib_trap_build - a SubnTrap(Notice) SMP
+ * @smp: filled entirely
+ * @number: the generic trap number (128 or 144)
+ * @src: the port's LID, CapabilityMask and M_Key
+ * @tid: its transaction ID
+ *
+ * The Notice's octets (IBA 14.2.5.1): 0 IsGeneric and Type, 1-3
+ * ProducerType, 4-5 TrapNumber, 6-7 IssuerLID, 8-9 NoticeToggle and
+ * NoticeCount, 10-63 DataDetails (trap 128: LIDADDR at 10; trap 144:
+ * LIDADDR at 12, OtherLocalChanges in bit 0 of 15, CapabilityMask at 16,
+ * ChangeFlags at 20, CapabilityMask2 at 22). IssuerGID (64-79) does not
+ * fit an SMP's data and is not sent.
+ */
+static void softib_trap_build(struct ib_smp *smp, u16 number,
+			      const struct softib_trap_src *src, __be64 tid)
+{
+	u8 *d = smp->data;
+
+	memset(smp, 0, sizeof(*smp));
+	smp->base_version = IB_MGMT_BASE_VERSION;
+	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	smp->class_version = 1;
+	smp->method = IB_MGMT_METHOD_TRAP;
+	smp->tid = tid;
+	smp->attr_id = IB_SMP_ATTR_NOTICE;
+	smp->mkey = src->mkey;
+	d[0] = number == SOFTIB_TRAP_128 ? IB_NOTICE_TYPE_URGENT :
+					   IB_NOTICE_TYPE_INFO;
+	put_unaligned_be24(SOFTIB_PRODUCER_CA, &d[1]);
+	put_unaligned_be16(number, &d[4]);
+	put_unaligned_be16(src->lid, &d[6]);
+	if (number == SOFTIB_TRAP_128) {
+		put_unaligned_be16(src->lid, &d[10]);
+	} else {
+		put_unaligned_be16(src->lid, &d[12]);
+		put_unaligned_be32(src->cap_mask, &d[16]);
+	}
+}
+
+/* Run the trap's work after @delay jiffies (a KUnit stub catches it). */
+static void softib_trap_kick(struct softib_port *port, unsigned long delay)
+{
+	lockdep_assert_held(&port->trap.lock);
+	KUNIT_STATIC_STUB_REDIRECT(softib_trap_kick, port, delay);
+	mod_delayed_work(system_wq, &port->trap.work, delay);
+}
+
+static void softib_trap_send_done(struct ib_mad_agent *agent,
+				  struct ib_mad_send_wc *wc)
+{
+	rdma_destroy_ah(wc->send_buf->ah, 0);
+	ib_free_send_mad(wc->send_buf);
+}
+
+/*
+ * Post @smp to @dlid (SL @sl) through @agent; the send handler frees the
+ * AH and the buffer. A KUnit stub catches it.
+ */
+static int softib_trap_post(struct softib_port *port,
+			    struct ib_mad_agent *agent,
+			    const struct ib_smp *smp, u16 dlid, u8 sl)
+{
+	struct rdma_ah_attr attr = {};
+	struct ib_mad_send_buf *send;
+	struct ib_ah *ah;
+	int ret;
+
+	KUNIT_STATIC_STUB_REDIRECT(softib_trap_post, port, agent, smp, dlid,
+				   sl);
+	if (!agent)
+		return -ENODEV;
+	attr.type = rdma_ah_find_type(agent->device, port->port_num);
+	rdma_ah_set_dlid(&attr, dlid);
+	rdma_ah_set_sl(&attr, sl);
+	rdma_ah_set_port_num(&attr, port->port_num);
+	ah = rdma_create_ah(agent->qp->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah))
+		return PTR_ERR(ah);
+	send = ib_create_send_mad(agent, 0, 0, 0, IB_MGMT_MAD_HDR,
+				  IB_MGMT_MAD_DATA, GFP_KERNEL,
+				  IB_MGMT_BASE_VERSION);
+	if (IS_ERR(send)) {
+		ret = PTR_ERR(send);
+		goto out_ah;
+	}
+	memcpy(send->mad, smp, sizeof(*smp));
+	send->ah = ah;
+	ret = ib_post_send_mad(send, NULL);
+	if (ret)
+		goto out_free;
+	return 0;
+
+out_free:
+	ib_free_send_mad(send);
+out_ah:
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	return ret;
+}
+
+static unsigned long softib_trap_interval(u8 subnet_timeout)
+{
+	u64 ns = 4096ULL << min_t(u8, subnet_timeout, 31);
+
+	return msecs_to_jiffies(clamp_t(u64, div_u64(ns, NSEC_PER_MSEC),
+					SOFTIB_TRAP_MIN_MS,
+					SOFTIB_TRAP_MAX_MS));
+}
+
+/**
+ * softib_trap_run - send the pending trap (again), or give it up
+ * @port: the port
+ *
+ * The trap's work. It is kicked again before the send, so that a repress
+ * that comes at once finds it rescheduled and only needs to clear pending.
+ */
+static void softib_trap_run(struct softib_port *port)
+{
+	struct softib_trap *tr = &port->trap;
+	struct softib_trap_src src;
+	struct ib_mad_agent *agent;
+	struct ib_smp smp;
+	unsigned long flags;
+
+	softib_trap_src_get(port, &src);
+	spin_lock_irqsave(&tr->lock, flags);
+	if (!tr->pending || tr->stopped)
+		goto unlock;
+	if (tr->sends >= SOFTIB_TRAP_SENDS) {
+		tr->pending = false;
+		tr->st.timed_out++;
+		goto unlock;
+	}
+	if (!softib_trap_can_send(&src)) {	/* the SM or the link went */
+		tr->pending = false;
+		tr->st.dropped++;
+		goto unlock;
+	}
+	tr->sends++;
+	tr->st.sent++;
+	smp = tr->smp;
+	agent = tr->agent;
+	softib_trap_kick(port, softib_trap_interval(src.subnet_timeout));
+	spin_unlock_irqrestore(&tr->lock, flags);
+
+	/* Unanswered, a failed post is resent like a lost one. */
+	if (softib_trap_post(port, agent, &smp, src.sm_lid, src.sm_sl))
+		pr_debug("%s: trap %u not posted\n",
+			 dev_name(&port->sdev->rdi.ibdev.dev),
+			 get_unaligned_be16(&smp.data[4]));
+	return;
+
+unlock:
+	spin_unlock_irqrestore(&tr->lock, flags);
+}
+
+static void softib_trap_work(struct work_struct *work)
+{
+	struct softib_trap *tr = container_of(to_delayed_work(work),
+					      struct softib_trap, work);
+
+	softib_trap_run(container_of(tr, struct softib_port, trap));
+}
+
+/* Queue trap @number; sent at once by the work. Not under rvp.lock. */
+static void softib_trap_raise(struct softib_port *port, u16 number)
+{
+	struct softib_trap *tr = &port->trap;
+	struct softib_trap_src src;
+	unsigned long flags;
+	u64 tid;
+
+	softib_trap_src_get(port, &src);
+	spin_lock_irqsave(&tr->lock, flags);
+	if (tr->stopped)
+		goto unlock;
+	if (!softib_trap_can_send(&src)) {
+		tr->st.dropped++;
+		goto unlock;
+	}
+	if (tr->pending)
+		tr->st.replaced++;
+	/* ib_mad's convention: an agent's TIDs carry its hi_tid on top */
+	tid = (u64)(tr->agent ? tr->agent->hi_tid : 0) << 32 | ++tr->seq;
+	softib_trap_build(&tr->smp, number, &src, cpu_to_be64(tid));
+	tr->pending = true;
+	tr->sends = 0;
+	softib_trap_kick(port, 0);
+unlock:
+	spin_unlock_irqrestore(&tr->lock, flags);
+}
+
+/* A SubnTrapRepress that passed the M_Key check: is it our trap's? */
+static void softib_trap_repress(struct softib_port *port,
+				const struct ib_smp *smp)
+{
+	struct softib_trap *tr = &port->trap;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tr->lock, flags);
+	if (tr->pending && smp->tid == tr->smp.tid &&
+	    smp->attr_id == IB_SMP_ATTR_NOTICE) {
+		/* the work, if it still runs, finds nothing pending */
+		tr->pending = false;
+		tr->st.repressed++;
+	} else {
+		tr->st.stale++;
+	}
+	spin_unlock_irqrestore(&tr->lock, flags);
+}
+
+static void softib_trap_init(struct softib_port *port)
+{
+	struct softib_trap *tr = &port->trap;
+
+	spin_lock_init(&tr->lock);
+	INIT_DELAYED_WORK(&tr->work, softib_trap_work);
+	tr->agent = NULL;
+	tr->stopped = false;
+	tr->pending = false;
+	tr->sends = 0;
+	memset(&tr->st, 0, sizeof(tr->st));
+}
+
+/**
+ * softib_trap_start - register the port's trap sender on QP0
+ * @port: the port of a registered device (ib_mad knows it)
+ *
+ * Without an agent (this failed) traps are counted but never leave.
+ */
+void softib_trap_start(struct softib_port *port)
+{
+	struct ib_mad_agent *agent;
+	unsigned long flags;
+
+	agent = ib_register_mad_agent(&port->sdev->rdi.ibdev, port->port_num,
+				      IB_QPT_SMI, NULL, 0,
+				      softib_trap_send_done, NULL, port, 0);
+	if (IS_ERR(agent)) {
+		pr_warn("%s: no MAD agent for traps: %pe\n",
+			dev_name(&port->sdev->rdi.ibdev.dev), agent);
+		return;
+	}
+	spin_lock_irqsave(&port->trap.lock, flags);
+	port->trap.agent = agent;
+	spin_unlock_irqrestore(&port->trap.lock, flags);
+}
+
+/**
+ * softib_trap_stop - no more traps: cancel the work, free the agent
+ * @port: the port
+ *
+ * Before ib_mad forgets the device. Unregistering the agent flushes its
+ * sends (their handler frees AH and buffer). Idempotent.
+ */
+void softib_trap_stop(struct softib_port *port)
+{
+	struct softib_trap *tr = &port->trap;
+	struct ib_mad_agent *agent;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tr->lock, flags);
+	tr->stopped = true;
+	tr->pending = false;
+	spin_unlock_irqrestore(&tr->lock, flags);
+	/* nothing requeues it now; after this the agent is ours alone */
+	cancel_delayed_work_sync(&tr->work);
+	spin_lock_irqsave(&tr->lock, flags);
+	agent = tr->agent;
+	tr->agent = NULL;
+	spin_unlock_irqrestore(&tr->lock, flags);
+	if (agent)
+		ib_unregister_mad_agent(agent);
+}
+
+/* The counters (debugfs), and whether a trap waits for its repress. */
+void softib_trap_stats(struct softib_port *port, struct softib_trap_stats *st,
+		       bool *pending)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&port->trap.lock, flags);
+	*st = port->trap.st;
+	*pending = port->trap.pending;
+	spin_unlock_irqrestore(&port->trap.lock, flags);
+}
+
+/**
+ * softib_sma_cap_mask_chg - the port's CapabilityMask changed
+ * @port: the port
+ *
+ * rdmavt's cap_mask_chg, after ib_modify_port set or cleared bits: trap 144.
+ */
+void softib_sma_cap_mask_chg(struct softib_port *port)
+{
+	softib_trap_raise(port, SOFTIB_TRAP_144);
+}
+
 /**
  * softib_sma_port_init - the port's management state after a reset
  * @port: the port; port->guids[0] already holds the port GUID
@@ -158,6 +530,7 @@ void softib_sma_port_init(struct softib_port *port)
 	rvp->mkey_violations = 0;
 	rvp->pkey_violations = 0;
 	rvp->qkey_violations = 0;
+	softib_trap_init(port);
 }
 
 /**
@@ -168,6 +541,7 @@ void softib_sma_port_init(struct softib_port *port)
 void softib_sma_link_change(struct softib_port *port, bool up)
 {
 	struct softib_evq q = {};
+	bool was_down, link_up;
 	unsigned long flags;
 
 	spin_lock_irqsave(&port->rvp.lock, flags);
@@ -175,9 +549,13 @@ void softib_sma_link_change(struct softib_port *port, bool up)
 	    port->link_downed != 0xff)
 		port->link_downed++;
 	port->carrier = up;
+	was_down = port->state == IB_PORT_DOWN;
 	softib_link_train(port, &q);
+	link_up = was_down && port->state != IB_PORT_DOWN;
 	spin_unlock_irqrestore(&port->rvp.lock, flags);
 	softib_evq_flush(port, &q);
+	if (link_up)
+		softib_trap_raise(port, SOFTIB_TRAP_128);
 }
 
 /*
@@ -660,8 +1038,13 @@ static int softib_smp(struct softib_port *port, int mad_flags, u32 in_port,
 	ok = softib_mkey_ok(port, in, mad_flags, &c.hide_mkey);
 	spin_unlock_irqrestore(&port->rvp.lock, flags);
 	/* a refused SMP gets no answer (no trap 256 is sent: see the docs) */
-	if (!ok || in->method == IB_MGMT_METHOD_TRAP_REPRESS)
+	if (!ok)
 		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+	/* the SM's answer to one of our traps: it stops the resends */
+	if (in->method == IB_MGMT_METHOD_TRAP_REPRESS) {
+		softib_trap_repress(port, in);
+		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+	}
 	if (in->attr_id == IB_SMP_ATTR_SM_INFO)
 		return softib_sm_info(port, out);
 

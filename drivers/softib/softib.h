@@ -15,7 +15,8 @@
  *            receive checks every packet shares, then RC's go to rc_rx.c
  *   rc.c     RC send engine: requests, ACK/NAK and READ responses, go-back-N
  *   rc_rx.c  RC receive: the responder, and the requester's ACKs/responses
- *   sma.c    the subnet management agent (process_mad: SubnGet/Set)
+ *   sma.c    the subnet management agent (process_mad: SubnGet/Set) and
+ *            its traps to the SM (trap 128 and 144)
  *   pma.c    the performance management agent (PortCounters)
  *   stats.c  drop counters (debugfs)
  */
@@ -112,6 +113,42 @@ struct softib_pma_base {
 struct softib_dev;
 
 /*
+ * sma.c: the traps the port sends to its master SM (IBA vol 1 14.2.5.1,
+ * 14.3.12): one at a time, resent until the SM answers with a
+ * SubnTrapRepress of the same TID or the sends run out.
+ */
+struct softib_trap_stats {
+	u64 sent;			/* SubnTrap posted (first sends and resends) */
+	u64 repressed;			/* answered by the SM */
+	u64 timed_out;			/* every send went unanswered */
+	u64 dropped;			/* not sent: no LID, no SM LID, link down */
+	u64 replaced;			/* a newer trap took the slot unanswered */
+	u64 stale;			/* a repress that matched nothing */
+};
+
+struct softib_trap {
+	/*
+	 * lock protects everything below but work. It is never taken with
+	 * rvp.lock held, nor rvp.lock with it: the port's state is read
+	 * under rvp.lock first, then the trap is changed under lock.
+	 */
+	spinlock_t lock;
+	/*
+	 * agent: our send-only MAD agent on QP0, set by softib_trap_start()
+	 * and cleared by softib_trap_stop(); the work may use it unlocked,
+	 * since stop cancels the work before it unregisters the agent.
+	 */
+	struct ib_mad_agent *agent;
+	bool stopped;			/* the device is going: queue nothing */
+	bool pending;			/* smp waits for its repress */
+	u8 sends;			/* how many times smp was sent */
+	u32 seq;			/* low half of the next TID */
+	struct ib_smp smp;		/* the pending SubnTrap(Notice) */
+	struct softib_trap_stats st;
+	struct delayed_work work;	/* sends smp, then resends it */
+};
+
+/*
  * One port. rvp is rdmavt's per-port state: sm_lid, sm_sl, gid_prefix,
  * mkey, mkeyprot, mkey_lease_period, subnet_timeout, port_cap_flags,
  * pkey_violations, qkey_violations, the QP0/QP1 pointers and the
@@ -149,6 +186,7 @@ struct softib_port {
 	u8 link_downed;			/* PMA LinkDownedCounter, saturating */
 	u8 vl_arb[4][IB_SMP_DATA_SIZE];	/* VLArbitrationTable blocks 1-4 */
 	struct softib_pma_base pma;	/* pma.c */
+	struct softib_trap trap;	/* sma.c, under trap.lock */
 };
 
 /*
@@ -224,6 +262,11 @@ int softib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 		       size_t *out_mad_size, u16 *out_mad_pkey_index);
 void softib_sma_port_init(struct softib_port *port);
 void softib_sma_link_change(struct softib_port *port, bool up);
+void softib_sma_cap_mask_chg(struct softib_port *port);
+void softib_trap_start(struct softib_port *port);
+void softib_trap_stop(struct softib_port *port);
+void softib_trap_stats(struct softib_port *port, struct softib_trap_stats *st,
+		       bool *pending);
 int softib_pma_process(struct softib_port *port, const struct ib_mad *in,
 		       struct ib_mad *out);
 

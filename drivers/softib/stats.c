@@ -2,7 +2,8 @@
 /*
  * softib: drop counters. Every packet the receive path refuses is counted
  * by reason; /sys/kernel/debug/softib/<ibdev>/drops lists each reason and
- * its count.
+ * its count; .../rc the RC requester's recoveries, .../traps the traps the
+ * SMA sent to the SM and what became of them.
  */
 #include <linux/seq_file.h>
 #include "softib.h"
@@ -95,6 +96,25 @@ static int softib_rc_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(softib_rc);
 
+/* The port's traps to its SM (sma.c). */
+static int softib_traps_show(struct seq_file *m, void *unused)
+{
+	struct softib_dev *sdev = m->private;
+	struct softib_trap_stats st;
+	bool pending;
+
+	softib_trap_stats(&sdev->port, &st, &pending);
+	seq_printf(m, "sent       %llu\n", st.sent);
+	seq_printf(m, "repressed  %llu\n", st.repressed);
+	seq_printf(m, "timed_out  %llu\n", st.timed_out);
+	seq_printf(m, "dropped    %llu\n", st.dropped);
+	seq_printf(m, "replaced   %llu\n", st.replaced);
+	seq_printf(m, "stale      %llu\n", st.stale);
+	seq_printf(m, "pending    %u\n", pending);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(softib_traps);
+
 void softib_debugfs_add(struct softib_dev *sdev)
 {
 	sdev->debugfs = debugfs_create_dir(dev_name(&sdev->rdi.ibdev.dev),
@@ -102,6 +122,8 @@ void softib_debugfs_add(struct softib_dev *sdev)
 	debugfs_create_file("drops", 0444, sdev->debugfs, sdev,
 			    &softib_drops_fops);
 	debugfs_create_file("rc", 0444, sdev->debugfs, sdev, &softib_rc_fops);
+	debugfs_create_file("traps", 0444, sdev->debugfs, sdev,
+			    &softib_traps_fops);
 }
 
 void softib_debugfs_remove(struct softib_dev *sdev)

@@ -11,7 +11,12 @@
 # port, of lower priority, stays STANDBY; the master is killed; within a
 # bounded time the standby is MASTER, every port's MasterSMLID names ib1's
 # LID, each port raised IB_EVENT_SM_CHANGE (ibv_asyncwatch sees it through
-# ib_uverbs), and no LID moved. Our stack only (softib is ours).
+# ib_uverbs), and no LID moved. Then traps (drivers/softib/sma.c): opensm
+# on ib0 again, with its periodic sweep off (-s 0); the carrier flaps (vB
+# down, up): both ports go DOWN, then INIT, and each sends trap 128 to the
+# SM; opensm logs the notice, represses it (our debugfs counts it) and
+# sweeps at once: both ports ACTIVE again within seconds, which without the
+# trap would never happen. Our stack only (softib is ours).
 # orcm-timeout: 180
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
@@ -92,3 +97,40 @@ rdma link show ib1/1 | grep -q "lid $lid1 " || fail "ib1's LID moved"
 run_to /tmp/saquery-after.log "$STEP" saquery -C ib0 -p "$lid0" "$lid1" || fail "saquery PathRecord from the new SA"
 grep -Eq "dlid\.+$lid1\$" /tmp/saquery-after.log || fail "the new SA gave no PathRecord to LID $lid1"
 say "ok: SM failover to the standby, SM_CHANGE on both ports, LIDs $lid0 and $lid1 kept ($((SECONDS - t_fo)) s)"
+
+# Traps: opensm sweeps only when a trap asks it to (-s 0).
+t_tr=$SECONDS
+kill -TERM "$SIB_SM_B" 2>/dev/null || true
+wait_pid "$SIB_SM_B" 10 || true
+sib_sm_start -s 0
+for d in ib0 ib1; do
+	wait_for 20 "$d's MasterSMLID $lid0 again" bash -c "rdma link show $d/1 | grep -q 'sm_lid $lid0 '"
+done
+wait_for 10 "both ports ACTIVE under the new SM" sib_both ACTIVE
+# sib_trap DEV COUNTER: /sys/kernel/debug/softib/DEV/traps
+sib_trap() { awk -v k="$2" '$1 == k { print $2 }' "$SIB_DEBUGFS/$1/traps"; }
+# The SMs' IsSM changes sent traps 144: answered (or given up) before the flap.
+trap_idle() { [ "$(sib_trap ib0 pending)" = 0 ] && [ "$(sib_trap ib1 pending)" = 0 ]; }
+wait_for 10 "no trap outstanding" trap_idle
+rep0=$(sib_trap ib1 repressed)
+n0=$(wc -l </tmp/opensm.log)
+ip link set vB down
+wait_for 5 "ib1 DOWN" bash -c "rdma link show ib1/1 | grep -q 'state DOWN'"
+sleep 0.5
+ip link set vB up
+t0=$SECONDS
+for ((i = 0; i < 100; i++)); do sib_both ACTIVE && break; sleep 0.1; done
+tail -n "+$((n0 + 1))" /tmp/opensm.log >/tmp/opensm-trap.log
+if ! sib_both ACTIVE; then
+	tail -n 30 /tmp/opensm-trap.log
+	cat "$SIB_DEBUGFS/ib1/traps"
+	fail "no sweep after the flap: ib0 $(sib_state ib0), ib1 $(sib_state ib1)"
+fi
+dt=$((SECONDS - t0))
+grep -E "Received Generic Notice type:1 num:128 .*Producer:1 .*from LID:$lid1 " /tmp/opensm-trap.log ||
+	{ tail -n 30 /tmp/opensm-trap.log; fail "opensm logged no trap 128 from ib1 (LID $lid1)"; }
+repressed_more() { [ "$(sib_trap ib1 repressed)" -gt "$rep0" ]; }
+wait_for 5 "ib1's trap repressed" repressed_more
+show "$SIB_DEBUGFS/ib1/traps"
+[ "$(sib_lid ib1)" = "$lid1" ] || fail "ib1's LID moved"
+say "ok: carrier flap, trap 128 from ib1 (LID $lid1) repressed, opensm -s 0 swept: both ports ACTIVE after $dt s ($((SECONDS - t_tr)) s)"

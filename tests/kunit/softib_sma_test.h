@@ -40,6 +40,12 @@ static inline void t_event(struct softib_port *port, enum ib_event_type type)
 		t->ev[t->nev++] = type;
 }
 
+/* A trap the test raised must not outlive it (its work is on system_wq). */
+static inline void t_trap_stop(void *port)
+{
+	softib_trap_stop(port);
+}
+
 static inline int t_init(struct kunit *test)
 {
 	struct t_sma *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
@@ -54,6 +60,8 @@ static inline int t_init(struct kunit *test)
 	strscpy(t->sdev->rdi.ibdev.node_desc, "softib test node",
 		sizeof(t->sdev->rdi.ibdev.node_desc));
 	softib_sma_port_init(t->port);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, t_trap_stop,
+							t->port), 0);
 	test->priv = t;
 	kunit_activate_static_stub(test, softib_sma_event, t_event);
 	return 0;
