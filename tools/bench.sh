@@ -49,6 +49,12 @@
 #                         and where it goes, by module and function
 #                         (tools/bench/profile.py). auto: 1 where perf can
 #                         sample a process here)
+#   ORCM_BENCH_SOFTIB [1]  (native InfiniBand over drivers/softib, both stacks:
+#                           cm_bench over IPoIB addresses, serial and the
+#                           sweep, and the SA PathRecord queries of
+#                           ORCM_BENCH_SOFTIB_SA [200] connects with a cold
+#                           path cache; in the stock slots dp_bench over
+#                           softib against rxe, both through the stock CM)
 #   ORCM_BENCH_KERNEL [release]  (release: a UML kernel without KASAN, lockdep,
 #                                kmemleak and list/object debugging, built and
 #                                cached next to the test kernel; debug: the
@@ -69,7 +75,7 @@ done
 
 OUT=$ORCM_REPO/build/bench
 mkdir -p "$OUT"
-ensure_pkgs gnuplot-nox python3
+ensure_pkgs gnuplot-nox python3 opensm
 
 report() {
 	python3 "$ORCM_REPO/tools/bench/report.py" --raw "$OUT/raw.txt" --out "$OUT" \
@@ -168,7 +174,7 @@ mkdir -p "$RUN_DIR/uml" "$RUN_DIR/prof"
 	for v in ROUNDS SERIAL SWEEP SWEEP_COUNT THREADS CONC COUNTS IDS LISTENERS \
 		CMTIME_CONNS CMTIME_RUNS RXE MEM_ROUNDS STEP_TIMEOUT SIW SOFTRNIC NULL NULL_COUNT \
 		NULL_SWEEP NULL_CONC NULL_IDS NULL_LISTENERS NULL_MTU MTU_ROUNDS ACCT_LOCKS DP DP_BIG DP_SMALL \
-		PROF_SERIAL; do
+		PROF_SERIAL SOFTIB SOFTIB_SA; do
 		eval "val=\${ORCM_BENCH_$v:-}"
 		# shellcheck disable=SC2154 # set by the eval
 		[ -z "$val" ] || printf "ORCM_BENCH_%s='%s'\n" "$v" "$val"

@@ -567,7 +567,7 @@ static int dp_cmd_run(struct dp_args *a)
 	ret = rdma_connect(c->end.id, &param);
 	if (!ret)
 		ret = dp_cli_wait(c);
-	if (!ret && !c->rep.rkey && a->op == DP_WRITE)
+	if (!ret && !c->rep.len && a->op == DP_WRITE)
 		ret = -EPROTO;
 	if (ret)
 		goto out;

@@ -18,6 +18,12 @@
 #         stock slots record it as n/a): the serial and sweep parts of siw's
 #         workloads, with the kernel TCP floor on its own veth pair (tcp2)
 #   rxe   kernel driver and cmtime, both stacks
+#   softib  native InfiniBand (drivers/softib, ours; it loads on the stock
+#         ib_core too): the kernel driver over IPoIB addresses, both stacks
+#         (serial, concurrency sweep), the SA PathRecord queries a run of
+#         connects costs (counted on the wire), and in the stock slots the
+#         data path of dp_bench.ko over softib against rxe (both through
+#         the stock CM)
 #   null  the CM alone: the same driver over tests/bench/null_rnic.ko, an
 #         iWARP RNIC that connects at once (no TCP, no MPA), so a connection
 #         costs what rdma_cm, iw_cm and ib_core's verbs cost: a concurrency
@@ -32,6 +38,13 @@
 # id), so softrnic gets a second veth pair between the same namespaces:
 # bchA vC 198.18.3.1 (srA) <== veth ==> bchB vD 198.18.3.2 (srB); its
 # devices are made in each ours slot after our iw_cm, and go with rmmod.
+#
+# softib: CAs ib0 on sA and ib1 on sB, a veth pair in the initial netns
+# (one IB link), stock opensm on ib1's port (so that ib0's SA queries cross
+# the link, where they are counted), set up once. In each slot, after the
+# stack: stock ib_ipoib (it needs the slot's ib_cm), ib0's IPoIB netdev in
+# bchA with 198.18.9.1, ib1's in bchB with 198.18.9.2; it goes before the
+# stack does.
 #
 # Every result goes to the console as one "@@BENCH <record> key=value..." line;
 # tools/bench/report.py turns them into the table, the JSON/CSV and the plot.
@@ -68,6 +81,8 @@ set -uo pipefail
 : "${ORCM_BENCH_NULL_MTU:=10 10000}"  # live connections, MTU change cost (0: skip)
 : "${ORCM_BENCH_MTU_ROUNDS:=400}"     # MTU changes per measurement
 : "${ORCM_BENCH_PROF_SERIAL:=1000}"   # serial softrnic/TCP setups, profiled
+: "${ORCM_BENCH_SOFTIB:=1}"           # 0: skip softib (native InfiniBand)
+: "${ORCM_BENCH_SOFTIB_SA:=200}"      # connects of the SA-count run (cold cache)
 
 D=/run/orcm/debug/cm_bench
 ACCT=/run/orcm/debug/cm_acct
@@ -82,6 +97,8 @@ PORT_RDMA=7000 PORT_TCP=8000 PORT_LMEM=9000 PORT_RXE=7100 PORT_NULL=7200
 PORT_SR=7300 PORT_TCP_SR=8300
 SOFTRNIC_KO=$ORCM_OURS_DIR/drivers/softrnic/softrnic.ko
 PORT_CMTIME=7471 PORT_CMTIME_RXE=7472
+SOFTIB_KO=$ORCM_OURS_DIR/drivers/softib/softib.ko
+ADDR_IBC=198.18.9.1 ADDR_IBS=198.18.9.2 PORT_IB=7500 SM_PID=
 STACK='' ROUND=0
 
 emit() { echo "@@BENCH $*"; }
@@ -269,7 +286,7 @@ load_stack() {
 
 unload_stack() {
 	local m rc=0
-	for m in dp_bench cm_bench softrnic rdma_ucm rdma_cm ib_cm iw_cm; do
+	for m in ib_ipoib dp_bench cm_bench softrnic rdma_ucm rdma_cm ib_cm iw_cm; do
 		[ -d /sys/module/$m ] || continue
 		rmmod $m || { log "rmmod $m failed"; rc=1; }
 	done
@@ -367,6 +384,10 @@ setup_net() {
 	for n in 1 2 3 4 5 6 7 8 9 10; do
 		ip netns exec $NS_C ping -c 1 -W 1 $ADDR_S >/dev/null 2>&1 && break
 	done
+	if [ "$ORCM_BENCH_SOFTIB" = 1 ] && ! softib_fabric_up; then
+		emit "error what=softib-fabric"
+		ORCM_BENCH_SOFTIB=0
+	fi
 	rdma link show
 }
 
@@ -406,28 +427,33 @@ PORT_DP=7400
 dp() {
 	local ns=$1 rc=0
 	shift
-	timeout -k 5 "$ORCM_BENCH_STEP_TIMEOUT" ip netns exec "$ns" sh -c "echo '$*' > $DPD/ctl" || rc=$?
+	if [ "$ns" = - ]; then
+		timeout -k 5 "$ORCM_BENCH_STEP_TIMEOUT" sh -c "echo '$*' > $DPD/ctl" || rc=$?
+	else
+		timeout -k 5 "$ORCM_BENCH_STEP_TIMEOUT" ip netns exec "$ns" sh -c "echo '$*' > $DPD/ctl" || rc=$?
+	fi
 	[ "$rc" -eq 0 ] || log "dp_bench command failed (rc=$rc) in $ns: $*"
 	return "$rc"
 }
 
-# dp_one TRANSPORT SERVER_ADDR: the four runs over one connection each:
-# WRITE and SEND, 64 KiB (bandwidth) and 64 B (message rate).
+# dp_one TRANSPORT SERVER_ADDR [SERVER_NS CLIENT_NS]: the four runs over
+# one connection each: WRITE and SEND, 64 KiB (bandwidth) and 64 B (message
+# rate). The namespaces default to bchB and bchA ("-": the initial one).
 dp_one() {
-	local tr=$1 addr=$2 op size line rc=0
-	dp $NS_S serve addr="$addr" port=$PORT_DP || return 1
+	local tr=$1 addr=$2 sns=${3:-$NS_S} cns=${4:-$NS_C} op size line rc=0
+	dp "$sns" serve addr="$addr" port=$PORT_DP || return 1
 	for op in write send; do
 		for size in 65536 64; do
 			if [ "$size" = 64 ]; then
-				dp $NS_C run dst="$addr" port=$PORT_DP op=$op size=64 \
+				dp "$cns" run dst="$addr" port=$PORT_DP op=$op size=64 \
 					count="$ORCM_BENCH_DP_SMALL" depth=64 || rc=1
 			else
-				dp $NS_C run dst="$addr" port=$PORT_DP op=$op size="$size" \
+				dp "$cns" run dst="$addr" port=$PORT_DP op=$op size="$size" \
 					count="$ORCM_BENCH_DP_BIG" depth=16 || rc=1
 			fi
 		done
 	done
-	dp $NS_S unserve || rc=1
+	dp "$sns" unserve || rc=1
 	while IFS= read -r line; do
 		emit "dp stack=$STACK round=$ROUND transport=$tr $line"
 	done <"$DPD/results"
@@ -435,23 +461,24 @@ dp_one() {
 	return $rc
 }
 
-# datapath_kernel: siw (vA/vB) and softrnic (vC/vD) over our stack, the
-# order alternating with the rounds.
-datapath_kernel() {
-	local rc=0 order="siw softrnic" t
-	[ $((ROUND % 2)) -eq 1 ] || order="softrnic siw"
+# dp_alternate "T1 ARGS..." "T2 ARGS...": dp_one for both transports (each
+# string: dp_one's arguments), T1 first in odd rounds, T2 first in even ones.
+dp_alternate() {
+	local rc=0 a=$1 b=$2 t
+	[ $((ROUND % 2)) -eq 1 ] || { a=$2 b=$1; }
 	insmod "$ORCM_BENCH_DP_KO" || return 1
-	for t in $order; do
-		log "data path over $t: WRITE and SEND, 64 KiB x $ORCM_BENCH_DP_BIG and 64 B x $ORCM_BENCH_DP_SMALL"
-		if [ "$t" = siw ]; then
-			dp_one siw $ADDR_S || rc=1
-		else
-			dp_one softrnic $ADDR_SRS || rc=1
-		fi
+	for t in "$a" "$b"; do
+		[ -n "$t" ] || continue
+		log "data path over ${t%% *} ($STACK CM): WRITE and SEND, 64 KiB x $ORCM_BENCH_DP_BIG and 64 B x $ORCM_BENCH_DP_SMALL"
+		# shellcheck disable=SC2086 # the words of one dp_one call
+		dp_one $t || rc=1
 	done
 	rmmod dp_bench || rc=1
 	return $rc
 }
+
+# datapath_kernel: siw (vA/vB) and softrnic (vC/vD) over our stack.
+datapath_kernel() { dp_alternate "siw $ADDR_S" "softrnic $ADDR_SRS"; }
 
 # ---- workloads -----------------------------------------------------------------
 siw_kernel() {
@@ -647,6 +674,20 @@ cmtime_run() {
 	sed 's/^/## cmtime: /' "$out" | grep -v 'failure creating qp' | head -n 20
 }
 
+# sweep_runs TRANSPORT NS TAG DST PORT: the concurrency sweep from netns NS
+# ("-": the initial one), $ORCM_BENCH_SWEEP_COUNT connections per level.
+sweep_runs() {
+	local tr=$1 ns=$2 tag=$3 dst=$4 port=$5 c t rc=0
+	for c in $ORCM_BENCH_SWEEP; do
+		t=$((c < ORCM_BENCH_THREADS ? c : ORCM_BENCH_THREADS))
+		log "$tr sweep: $ORCM_BENCH_SWEEP_COUNT connections, $c in flight, $t tasks"
+		kc_threads "$ns" "$t" connect tag="$tag$c" dst="$dst" port="$port" \
+			count="$ORCM_BENCH_SWEEP_COUNT" window="$c" || rc=1
+		results transport="$tr" workload=sweep conc="$c" threads="$t"
+	done
+	return $rc
+}
+
 rxe_kernel() {
 	local t=$ORCM_BENCH_THREADS c=$ORCM_BENCH_CONC
 	kc - listen tag=RX addr=$ADDR_R port=$PORT_RXE backlog=1024 || return 1
@@ -654,13 +695,7 @@ rxe_kernel() {
 	log "rxe serial: $ORCM_BENCH_SERIAL connections"
 	kc - connect tag=rserial dst=$ADDR_R port=$PORT_RXE count="$ORCM_BENCH_SERIAL" window=1
 	results transport=rxe workload=serial conc=1 threads=1
-	for c in $ORCM_BENCH_SWEEP; do
-		t=$((c < ORCM_BENCH_THREADS ? c : ORCM_BENCH_THREADS))
-		log "rxe sweep: $ORCM_BENCH_SWEEP_COUNT connections, $c in flight, $t tasks"
-		kc_threads - "$t" connect tag=rsweep"$c" dst=$ADDR_R port=$PORT_RXE \
-			count="$ORCM_BENCH_SWEEP_COUNT" window="$c"
-		results transport=rxe workload=sweep conc="$c" threads="$t"
-	done
+	sweep_runs rxe - rsweep $ADDR_R $PORT_RXE
 	for n in $ORCM_BENCH_COUNTS; do
 		[ "$n" -le 1000 ] || continue
 		log "rxe throughput: $n connections, $c in flight, $t tasks"
@@ -669,6 +704,145 @@ rxe_kernel() {
 	done
 	kc - unlisten tag=RX
 	echo clear >"$D/ctl"
+}
+
+# ---- softib: native InfiniBand -------------------------------------------------
+# sib_state DEV: the port's state word as `rdma link` prints it.
+sib_state() { rdma link show "$1/1" 2>/dev/null | sed -n 's/.* state \([A-Z_]*\).*/\1/p'; }
+
+# softib_fabric_up: the two CAs on their veth pair and stock opensm on ib1's
+# port, until both ports are ACTIVE (once, before the first slot).
+softib_fabric_up() {
+	local g i
+	command -v opensm >/dev/null || { log "softib: no opensm"; return 1; }
+	[ -f "$SOFTIB_KO" ] || { log "softib: no $SOFTIB_KO"; return 1; }
+	"${MP[@]}" rdmavt && "${MP[@]}" ib_umad && insmod "$SOFTIB_KO" || return 1
+	ip link add sA type veth peer name sB || return 1
+	for i in sA sB; do ip link set $i mtu 9000 && ip link set $i up || return 1; done
+	rdma link add ib0 type softib netdev sA && rdma link add ib1 type softib netdev sB || return 1
+	g=$(cat /sys/class/infiniband/ib1/node_guid)
+	mkdir -p "$TMPDIR/opensm-cache"
+	OSM_CACHE_DIR=$TMPDIR/opensm-cache opensm -g "0x${g//:/}" -f "$TMPDIR/opensm.log" \
+		-s 10 >"$TMPDIR/opensm.out" 2>&1 &
+	SM_PID=$!
+	for ((i = 0; i < 600; i++)); do
+		[ "$(sib_state ib0)" = ACTIVE ] && [ "$(sib_state ib1)" = ACTIVE ] && break
+		sleep 0.1
+	done
+	rdma link show ib0/1 ib1/1 2>/dev/null
+	if [ "$(sib_state ib0)" != ACTIVE ] || [ "$(sib_state ib1)" != ACTIVE ]; then
+		tail -n 20 "$TMPDIR/opensm.log"
+		return 1
+	fi
+	emit "softib srcversion=$(cat /sys/module/softib/srcversion 2>/dev/null || echo -)" \
+		"opensm=$(dpkg-query -W -f='${Version}' opensm 2>/dev/null)" \
+		"lid0=$(rdma link show ib0/1 | sed -n 's/.* lid \([0-9]*\) .*/\1/p')" \
+		"lid1=$(rdma link show ib1/1 | sed -n 's/.* lid \([0-9]*\) .*/\1/p')"
+}
+
+# sib_ipoib_of DEV: the IPoIB netdev (in the initial netns) whose hardware
+# address ends with DEV's port GUID.
+sib_ipoib_of() {
+	local g n a
+	g=$(tr -d ':' <"/sys/class/infiniband/$1/node_guid")
+	for n in /sys/class/net/*; do
+		[ "$(cat "$n/type" 2>/dev/null)" = 32 ] || continue
+		a=$(tr -d ':' <"$n/address")
+		[ "${a: -16}" = "$g" ] && { echo "${n##*/}"; return 0; }
+	done
+	return 1
+}
+
+# softib_ipoib_up: stock ib_ipoib on the slot's stack, ib0's netdev in
+# bchA, ib1's in bchB, both with carrier (the broadcast group joined
+# through the SA) and an ARP entry each way.
+softib_ipoib_up() {
+	local i0='' i1='' i
+	"${MP[@]}" ib_ipoib || return 1
+	for ((i = 0; i < 100; i++)); do
+		i0=$(sib_ipoib_of ib0) && i1=$(sib_ipoib_of ib1) && break
+		sleep 0.1
+	done
+	if [ -z "$i0" ] || [ -z "$i1" ]; then
+		log "softib: no IPoIB netdevs"
+		return 1
+	fi
+	ip link set "$i0" netns $NS_C && ip link set "$i1" netns $NS_S || return 1
+	ip -n $NS_C addr add $ADDR_IBC/24 dev "$i0" && ip -n $NS_C link set "$i0" up &&
+		ip -n $NS_S addr add $ADDR_IBS/24 dev "$i1" && ip -n $NS_S link set "$i1" up || return 1
+	for ((i = 0; i < 200; i++)); do
+		ip netns exec $NS_C ping -c 1 -W 1 $ADDR_IBS >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	log "softib: no ping over IPoIB ($i0 -> $i1)"
+	return 1
+}
+
+# softib_ipoib_down: ib_ipoib goes (its netdevs with it), before the stack.
+softib_ipoib_down() {
+	[ -d /sys/module/ib_ipoib ] || return 0
+	rmmod ib_ipoib || { log "rmmod ib_ipoib failed"; return 1; }
+}
+
+# softib_sa_count N: N connects (16 in flight) with a cold path cache (the
+# first run of the slot: our rdma_cm was just loaded), the SA PathRecord
+# queries they cost counted on sB, the SM's port, by
+# tests/e2e/softib-madcount.py (one per transaction id, resends not counted).
+softib_sa_count() {
+	local n=$1 pid i q mads ok
+	python3 "$ORCM_REPO/tests/e2e/softib-madcount.py" sB >"$TMPDIR/madcount.out" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q listening "$TMPDIR/madcount.out" && break
+		sleep 0.1
+	done
+	kc $NS_C connect tag=ibsa dst=$ADDR_IBS port=$PORT_IB count="$n" window=16
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	q=$(awk '$1 == "pathrecord_queries" { print $2 }' "$TMPDIR/madcount.out")
+	mads=$(awk '$1 == "sa_mads" { print $2 }' "$TMPDIR/madcount.out")
+	ok=$(grep ' op=connect ' "$D/results" | tr ' ' '\n' | sed -n 's/^ok=//p' | head -n 1)
+	emit "sa stack=$STACK round=$ROUND transport=softib conns=$n ok=${ok:-0}" \
+		"pathrecord_queries=${q:--} sa_mads=${mads:--}"
+	results transport=softib workload=sacount conc=16 threads=1
+}
+
+# softib_kernel: the kernel driver over IPoIB addresses (bchA -> bchB), the
+# SA count first (cold cache), then serial and the sweep (warm cache).
+softib_kernel() {
+	local rc=0
+	softib_ipoib_up || { softib_ipoib_down; return 1; }
+	kc $NS_S listen tag=IB addr=$ADDR_IBS port=$PORT_IB backlog=1024 || rc=1
+	echo clear >"$D/ctl"
+	log "softib SA count: $ORCM_BENCH_SOFTIB_SA connections, 16 in flight"
+	softib_sa_count "$ORCM_BENCH_SOFTIB_SA"
+	log "softib serial: $ORCM_BENCH_SERIAL connections"
+	kc $NS_C connect tag=ibserial dst=$ADDR_IBS port=$PORT_IB count="$ORCM_BENCH_SERIAL" window=1 || rc=1
+	results transport=softib workload=serial conc=1 threads=1
+	sweep_runs softib $NS_C ibsweep $ADDR_IBS $PORT_IB || rc=1
+	kc $NS_S unlisten tag=IB || rc=1
+	srv_wait 0 || rc=1
+	echo clear >"$D/ctl"
+	if [ -r /run/orcm/debug/rdma_cm/path_cache ]; then
+		emit "pathcache stack=$STACK round=$ROUND" \
+			"$(awk '{printf "%s%s=%s", (NR > 1 ? " " : ""), $1, $2}' /run/orcm/debug/rdma_cm/path_cache)"
+	fi
+	# The data path through the stock CM: softib (ib0 -> ib1 over the
+	# veth pair) against rxe (rxe0, client and server on it), the order
+	# alternating with the rounds.
+	if [ "$STACK" = stock ] && [ "$ORCM_BENCH_DP" = 1 ]; then
+		softib_dp || rc=1
+	fi
+	softib_ipoib_down || rc=1
+	return $rc
+}
+
+softib_dp() {
+	if [ "$ORCM_BENCH_RXE" = 1 ]; then
+		dp_alternate "softib $ADDR_IBS $NS_S $NS_C" "rxe $ADDR_R - -"
+	else
+		dp_alternate "softib $ADDR_IBS $NS_S $NS_C" ""
+	fi
 }
 
 # null_run RECORD-CONTEXT... -- CONNECT-ARGS...: one null connect run, from
@@ -814,7 +988,8 @@ emit "info kernel=$(uname -r) mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/memin
 	"threads=$ORCM_BENCH_THREADS conc=$ORCM_BENCH_CONC counts=$(echo "$ORCM_BENCH_COUNTS" | tr ' ' ,)" \
 	"ids=$ORCM_BENCH_IDS listeners=$ORCM_BENCH_LISTENERS cmtime_conns=$ORCM_BENCH_CMTIME_CONNS" \
 	"cmtime_runs=$ORCM_BENCH_CMTIME_RUNS mem_rounds=$ORCM_BENCH_MEM_ROUNDS cmtime=$(dpkg-query -W -f='${Version}' rdmacm-utils 2>/dev/null)" \
-	"softrnic=$((ORCM_BENCH_SIW == 1 && ORCM_BENCH_SOFTRNIC == 1))"
+	"softrnic=$((ORCM_BENCH_SIW == 1 && ORCM_BENCH_SOFTRNIC == 1)) softib=$ORCM_BENCH_SOFTIB" \
+	"softib_sa=$ORCM_BENCH_SOFTIB_SA"
 prof_init
 prefault
 setup_net || { emit "error what=setup"; exit 1; }
@@ -868,11 +1043,17 @@ for ((ROUND = 1; ROUND <= ORCM_BENCH_ROUNDS; ROUND++)); do
 				cmtime_run rxe $ADDR_R $PORT_CMTIME_RXE - -
 			done
 		fi
+		if [ "$ORCM_BENCH_SOFTIB" = 1 ]; then
+			softib_kernel || emit "error stack=$s round=$ROUND what=softib_kernel"
+			check_splats "$s/$ROUND/softib"
+		fi
 		unload_stack || emit "error stack=$s round=$ROUND what=unload"
 		check_splats "$s/$ROUND"
 		emit "slot-end stack=$s round=$ROUND t=$(now)"
 	done
 done
+
+[ -z "$SM_PID" ] || kill "$SM_PID" 2>/dev/null
 
 # Leaks: kmemleak ignores objects younger than 5 s.
 if [ -w /sys/kernel/debug/kmemleak ]; then

@@ -745,15 +745,16 @@ DP_CASES = (("write", 65536, "mbps", "MB/s"), ("write", 64, "kmps", "kmsg/s"),
             ("send", 65536, "mbps", "MB/s"), ("send", 64, "kmps", "kmsg/s"))
 
 
-def datapath(records):
-    """dp_bench.ko over one connection, our stack: siw and softrnic per round.
+def datapath(records, base="siw", other="softrnic"):
+    """dp_bench.ko over one connection: @base and @other per round (siw and
+    softrnic on our stack; rxe and softib through the stock CM).
 
-    {"op.size": {"siw": Series summary, "softrnic": ..., "ratio": per-round
-    softrnic/siw summary, "metric": "mbps"|"kmps"}}, plus "bad" (SENDs whose
+    {"op.size": {base: Series summary, other: ..., "ratio": per-round
+    other/base summary, "metric": "mbps"|"kmps"}}, plus "bad" (SENDs whose
     payload the server found wrong) and "errors" (failed runs)."""
     out = {"cases": {}, "bad": 0, "received": 0, "errors": []}
     for op, size, metric, unit in DP_CASES:
-        per = {"siw": {}, "softrnic": {}}
+        per = {base: {}, other: {}}
         for r in records:
             if (r["record"] == "dp" and r.get("op") == op and r.get("size") == size
                     and r.get("transport") in per and metric in r):
@@ -765,13 +766,13 @@ def datapath(records):
                 ser.add(vals[rnd], rnd)
             case[t] = ser.summary()
         ratio = Series()
-        for rnd in sorted(set(per["siw"]) & set(per["softrnic"]), key=round_key):
-            if per["siw"][rnd]:
-                ratio.add(per["softrnic"][rnd] / per["siw"][rnd], rnd)
+        for rnd in sorted(set(per[base]) & set(per[other]), key=round_key):
+            if per[base][rnd]:
+                ratio.add(per[other][rnd] / per[base][rnd], rnd)
         case["ratio"] = ratio.summary()
         out["cases"]["%s.%d" % (op, size)] = case
     for r in records:
-        if r["record"] != "dp":
+        if r["record"] != "dp" or r.get("transport") not in (base, other):
             continue
         if "error" in r:
             out["errors"].append(r)
@@ -781,40 +782,182 @@ def datapath(records):
     return out
 
 
+def dp_rows(dp, base, other):
+    """The data-path table of datapath(records, base, other): one row per
+    case, the per-round ratios and the verdict against "other >= base"."""
+    rows = [["op, message size", "unit", base, other, "%s/%s" % (other, base), "per round",
+             "target"]]
+    for op, size, _metric, unit in DP_CASES:
+        c = dp["cases"]["%s.%d" % (op, size)]
+        a = c[base]["median"] if c[base] else None
+        b = c[other]["median"] if c[other] else None
+        r = c["ratio"]
+        rows.append(["%s %s" % ("RDMA WRITE" if op == "write" else "SEND",
+                                "64 KiB" if size == 65536 else "%d B" % size),
+                     unit, fmt(a, "%.0f"), fmt(b, "%.0f"), fmt(r and r["median"], "%.2fx"),
+                     spread(by_round(r)), verdict(r, 1.0, False) if r else "-"])
+    return rows
+
+
 def datapath_section(records):
     """The issue's data-path target: softrnic at least siw's, one connection each."""
     L = []
     add = L.append
     dp = datapath(records)
     title = "Data path, softrnic against siw, our stack (tests/bench/dp_bench.ko; target: softrnic >= siw)"
-    if not any(c["siw"] or c["softrnic"] for c in dp["cases"].values()):
-        add(title + ": not measured (ORCM_BENCH_DP=0, or softrnic did not run)")
-        add("")
-        return L
+    return L + dp_table(dp, "siw", "softrnic", title, "ORCM_BENCH_DP=0, or softrnic did not run", (
+        "  One connection per run, every WR signaled; 64 KiB: 16 in flight, 64 B: 64 in flight.",
+        "  SEND runs in batches of the depth, each acknowledged by the server once it has",
+        "  reposted its receives (iWARP has no receiver-not-ready retry), the same for both."))
+
+
+def dp_table(dp, base, other, title, absent, notes):
+    """Lines: the data-path table of @dp (datapath(records, base, other))
+    under @title, its @notes, the payload check and the failed runs; or
+    the title and why nothing was measured (@absent)."""
+    L = []
+    add = L.append
+    if not any(c[base] or c[other] for c in dp["cases"].values()):
+        return [title + ": not measured (%s)" % absent, ""]
     add(title)
-    rows = [["op, message size", "unit", "siw", "softrnic", "softrnic/siw", "per round", "target"]]
-    for op, size, metric, unit in DP_CASES:
-        c = dp["cases"]["%s.%d" % (op, size)]
-        a = c["siw"]["median"] if c["siw"] else None
-        b = c["softrnic"]["median"] if c["softrnic"] else None
-        r = c["ratio"]
-        verdict = "-"
-        if r:
-            verdict = ("met" if r["min"] >= 1 else
-                       "median met" if r["median"] >= 1 else "not met")
-        rows.append(["%s %s" % ("RDMA WRITE" if op == "write" else "SEND",
-                                "64 KiB" if size == 65536 else "%d B" % size),
-                     unit, fmt(a, "%.0f"), fmt(b, "%.0f"),
-                     fmt(r and r["median"], "%.2fx"), spread(by_round(r)), verdict])
-    add(render(rows))
-    add("  One connection per run, every WR signaled; 64 KiB: 16 in flight, 64 B: 64 in flight.")
-    add("  SEND runs in batches of the depth, each acknowledged by the server once it has")
-    add("  reposted its receives (iWARP has no receiver-not-ready retry), the same for both.")
+    add(render(dp_rows(dp, base, other)))
+    L.extend(notes)
     add("  The server checked %d SEND payloads: %d wrong." % (dp["received"], dp["bad"]))
     for e in dp["errors"]:
         add("  error: " + " ".join("%s=%s" % (k, v) for k, v in e.items() if k != "record"))
     add("")
     return L
+
+
+# The issues' targets over native InfiniBand (softib).
+IB_CPS_TARGET = 1.5            # ours >= 1.5x stock's conn/s ...
+IB_CPS_TARGET_AT = 64          # ... at this many in flight, warm path cache
+SOFTIB_NOTE = (
+    "  softib: drivers/softib, CAs ib0 (sA) and ib1 (sB) on one veth pair, stock opensm on ib1's\n"
+    "  port; cm_bench from bchA (ib0's IPoIB netdev, 198.18.9.1) to bchB (ib1's, 198.18.9.2): ARP\n"
+    "  over IPoIB, an SA PathRecord per route (stock) or from the path cache (ours), CM MADs and\n"
+    "  QPs over the IB link. The SA-count run is each slot's first (ours: a cold cache, our\n"
+    "  rdma_cm was just loaded); serial and the sweep follow it (ours: warm). PathRecord queries\n"
+    "  counted on sB by tests/e2e/softib-madcount.py, once per transaction id.")
+
+
+def sa_counts(records):
+    """{stack: {"per_conn": Series summary, "queries": ..., "ok": ...}} from
+    the "sa" records (one per slot)."""
+    out = {}
+    for s in STACKS:
+        per, q, ok = Series(), Series(), Series()
+        for r in records:
+            if r["record"] != "sa" or r.get("stack") != s:
+                continue
+            nq, n = r.get("pathrecord_queries"), r.get("ok")
+            if not isinstance(nq, int) or not isinstance(n, int):
+                continue
+            q.add(nq, r.get("round"))
+            ok.add(n, r.get("round"))
+            if n:
+                per.add(nq / n, r.get("round"))
+        out[s] = {"per_conn": per.summary(), "queries": q.summary(), "ok": ok.summary()}
+    return out
+
+
+def softib_targets(summary, records):
+    """ours/stock conn/s over softib at IB_CPS_TARGET_AT in flight, per
+    round; softib/rxe (both stock CM) conn/s per round and level."""
+    m = {}
+    levels = sorted({r.get("conc") for r in records if r["record"] == "res"
+                     and r.get("transport") == "softib" and r.get("workload") == "sweep"})
+    for c in levels:
+        v = round_ratio_series(res_rounds(records, "softib", "ours", "sweep", c),
+                               res_rounds(records, "softib", "stock", "sweep", c), rec_cps)
+        if v:
+            m["softib.sweep%d.cps_ours_over_stock" % c] = v
+        v = round_ratio_series(res_rounds(records, "softib", "stock", "sweep", c),
+                               res_rounds(records, "rxe", "stock", "sweep", c), rec_cps)
+        if v:
+            m["softib.sweep%d.cps_over_rxe_stock" % c] = v
+    verdicts = {"sweep%d.cps_ours_over_stock" % IB_CPS_TARGET_AT: verdict(
+        m.get("softib.sweep%d.cps_ours_over_stock" % IB_CPS_TARGET_AT), IB_CPS_TARGET, False)}
+    return {"targets": {"cps_ours_over_stock_at_least": IB_CPS_TARGET,
+                        "cps_in_flight": IB_CPS_TARGET_AT,
+                        "softib_over_rxe_at_least": 1.0},
+            "metrics": m, "verdicts": verdicts, "sa": sa_counts(records),
+            "datapath": datapath(records, "rxe", "softib")}
+
+
+def softib_section(summary, info, records, errors):
+    """Native InfiniBand: setup over softib, ours against stock; SA queries
+    per connection; softib against rxe through the stock CM."""
+    L = []
+    add = L.append
+    title = "Native InfiniBand over softib: connection setup, ours against stock (cm_bench.ko over IPoIB)"
+    if not summary.get("softib"):
+        why = ("not run: ORCM_BENCH_SOFTIB=0" if str(info.get("softib", "")) == "0" else
+               "failed: see the errors below" if any(str(r.get("what", "")).startswith("softib")
+                                                    for r in errors) else "not in this run")
+        add(title + ": " + why)
+        add("")
+        return L
+    tg = softib_targets(summary, records)
+    add(title)
+    rows = [["in flight", "stock conn/s", "ours conn/s", "ours/stock", "per round", "target",
+             "stock p50 ms", "ours p50 ms", "rxe stock conn/s", "softib/rxe", "per round"]]
+    levels = sorted({int(k[5:].split(".")[0]) for st in STACKS
+                     for k in summary["softib"].get(st, {}) if k.startswith("sweep") and k.endswith(".cps")})
+    for c in levels:
+        a = med(summary, "softib", "stock", "sweep%d.cps" % c)
+        b = med(summary, "softib", "ours", "sweep%d.cps" % c)
+        r = tg["metrics"].get("softib.sweep%d.cps_ours_over_stock" % c)
+        x = tg["metrics"].get("softib.sweep%d.cps_over_rxe_stock" % c)
+        target = "-"
+        if c == IB_CPS_TARGET_AT:
+            target = ">= %.1fx: %s" % (IB_CPS_TARGET, verdict(r, IB_CPS_TARGET, False))
+        rows.append([str(c), fmt(a, "%.0f"), fmt(b, "%.0f"), fmt(r and r["median"], "%.2fx"),
+                     spread(by_round(r)), target,
+                     fmt(med(summary, "softib", "stock", "sweep%d.setup_p50_ms" % c), "%.2f"),
+                     fmt(med(summary, "softib", "ours", "sweep%d.setup_p50_ms" % c), "%.2f"),
+                     fmt(med(summary, "rxe", "stock", "sweep%d.cps" % c), "%.0f"),
+                     fmt(x and x["median"], "%.2fx"), spread(by_round(x))])
+    a = med(summary, "softib", "stock", "serial.setup_p50_ms")
+    b = med(summary, "softib", "ours", "serial.setup_p50_ms")
+    rows.append(["serial p50 ms", fmt(a, "%.3f"), fmt(b, "%.3f"),
+                 fmt(summary["softib"].get("ratio_ours_stock", {}).get("serial.setup_p50_ms"), "%.2fx"),
+                 spread(round_ratios(summary, "softib", "serial.setup_p50_ms")), "", "", "",
+                 fmt(med(summary, "rxe", "stock", "serial.setup_p50_ms"), "%.3f"), "", ""])
+    add(render(rows))
+    rows = [["phase (serial, p50 ms)", "stock", "ours", "ours/stock"]]
+    for ph, label in (("addr", "create id + resolve addr"), ("route", "resolve route"),
+                      ("qp", "create QP"), ("connect", "connect -> ESTABLISHED")):
+        m = "serial.%s_p50_ms" % ph
+        a = med(summary, "softib", "stock", m)
+        b = med(summary, "softib", "ours", m)
+        rows.append([label, fmt(a, "%.3f"), fmt(b, "%.3f"), fmt(b / a if a and b else None, "%.2fx")])
+    add(render(rows))
+    add("")
+    sa = tg["sa"]
+    add("SA PathRecord queries per connection over softib (%s connects to one destination,"
+        " 16 in flight, cold cache; target: per destination, not per connect)" % info.get("softib_sa", "?"))
+    rows = [["stack", "connected", "PathRecord queries", "per connection", "per round", "path cache (last slot)"]]
+    pcs = {r.get("stack"): r for r in records if r["record"] == "pathcache"}
+    for s in STACKS:
+        v = sa[s]
+        pc = pcs.get(s)
+        pcs_txt = ("-" if not pc else "hits %s misses %s coalesced %s queries %s"
+                   % (pc.get("hits"), pc.get("misses"), pc.get("coalesced"), pc.get("queries")))
+        rows.append([s, fmt(v["ok"] and v["ok"]["median"], "%.0f"),
+                     fmt(v["queries"] and v["queries"]["median"], "%.0f"),
+                     fmt(v["per_conn"] and v["per_conn"]["median"], "%.3f"),
+                     spread(by_round(v["per_conn"]), "%.3f"), pcs_txt])
+    add(render(rows))
+    add(SOFTIB_NOTE)
+    add("")
+    return L + dp_table(
+        tg["datapath"], "rxe", "softib",
+        "Data path, softib against rxe, both through the stock CM (tests/bench/dp_bench.ko;"
+        " target: softib >= rxe)", "ORCM_BENCH_DP=0 or ORCM_BENCH_RXE=0", (
+            "  softib: ib0 -> ib1 across the veth pair (IPoIB addresses in two netns); rxe: rxe0,",
+            "  client and server on the one device (rxe lives in the initial netns only in 6.12, so",
+            "  its packets loop inside rxe and never cross the veth: rxe's best case)."))
 
 
 def mtu_section(records):
@@ -1087,6 +1230,7 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags, records=()
     L.extend(softrnic_section(summary, info, records, errors))
     L.extend(datapath_section(records))
     L.extend(mtu_section(records))
+    L.extend(softib_section(summary, info, records, errors))
 
     # Memory.
     add("Kernel memory (slab counters before/after, kB; a connection = both ends: 2 ids, 2 QPs, 2 sockets)")
@@ -1280,6 +1424,7 @@ def main():
         "summary": summary,
         "softrnic_vs_siw": sr_targets,
         "datapath": datapath(records),
+        "softib": softib_targets(summary, records),
         "limits": limits,
         "errors": errors,
         "splats": splats,

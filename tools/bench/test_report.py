@@ -40,6 +40,12 @@ def mem(s, rnd, n, slab_kb):
             % (s, rnd, n, 1000 + slab_kb))
 
 
+def sweep(t, s, rnd, conc, ok, secs, p50_ms=1.0):
+    return ("res stack=%s round=%d transport=%s workload=sweep conc=%d threads=4 op=connect "
+            "ok=%d fail=0 start_ns=1000 end_ns=%d setup_p50_ns=%d setup_p99_ns=%d"
+            % (s, rnd, t, conc, ok, 1000 + int(secs * 1e9), int(p50_ms * MS), int(2 * p50_ms * MS)))
+
+
 def load(lines):
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write("\n".join(lines) + "\n")
@@ -157,6 +163,45 @@ class ReportTest(unittest.TestCase):
             self.assertTrue(row.rstrip().endswith(want), row)
             self.assertIn("%.1f" % big, row)
         self.assertIn("not measured", "\n".join(rep.mtu_section([])))
+
+    def test_softib_section(self):
+        # Ours 2x then 1.2x stock at 64 in flight: the target (1.5x) is met
+        # by the median only; softib over rxe pairs the stock slots; SA
+        # queries per connection from the "sa" records; softib against rxe
+        # from the dp records, nothing else.
+        lines = [INFO + " softib=1 softib_sa=200"]
+        for rnd, (st, ou) in enumerate(((1.0, 0.5), (1.0, 0.8), (1.0, 0.4)), 1):
+            lines += [sweep("softib", "stock", rnd, 64, 300, st),
+                      sweep("softib", "ours", rnd, 64, 300, ou),
+                      sweep("rxe", "stock", rnd, 64, 300, 0.5),
+                      "sa stack=stock round=%d transport=softib conns=200 ok=200 "
+                      "pathrecord_queries=200 sa_mads=400" % rnd,
+                      "sa stack=ours round=%d transport=softib conns=200 ok=200 "
+                      "pathrecord_queries=1 sa_mads=2" % rnd,
+                      "dp stack=stock round=%d transport=rxe op=write size=65536 mbps=100" % rnd,
+                      "dp stack=stock round=%d transport=softib op=write size=65536 mbps=%d"
+                      % (rnd, 150 if rnd != 2 else 90),
+                      "dp stack=ours round=%d transport=siw op=write size=65536 mbps=7" % rnd]
+        records, s = load(lines)
+        tg = rep.softib_targets(s, records)
+        r = tg["metrics"]["softib.sweep64.cps_ours_over_stock"]
+        self.assertEqual([round(x, 3) for x in r["values"]], [2.0, 1.25, 2.5])
+        self.assertEqual(tg["verdicts"]["sweep64.cps_ours_over_stock"], "median met")
+        x = tg["metrics"]["softib.sweep64.cps_over_rxe_stock"]
+        self.assertEqual([round(v, 3) for v in x["values"]], [0.5, 0.5, 0.5])
+        self.assertAlmostEqual(tg["sa"]["stock"]["per_conn"]["median"], 1.0)
+        self.assertAlmostEqual(tg["sa"]["ours"]["per_conn"]["median"], 0.005)
+        c = tg["datapath"]["cases"]["write.65536"]
+        self.assertEqual([round(v, 2) for v in c["ratio"]["values"]], [1.5, 0.9, 1.5])
+        text = render_table(records, s)
+        self.assertIn("Native InfiniBand over softib", text)
+        self.assertRegex(text, r"\n64 +300 +600 +2\.00x +2\.00 1\.25 2\.50 +>= 1\.5x: median met")
+        self.assertRegex(text, r"\nours +200 +1 +0\.005 ")
+        self.assertRegex(text, r"RDMA WRITE 64 KiB +MB/s +100 +150 +1\.50x +1\.50 0\.90 1\.50 +median met")
+        # Without softib records the section says why.
+        records, s = load([INFO + " softib=0"])
+        self.assertRegex(render_table(records, s),
+                         r"Native InfiniBand over softib: .*: not run: ORCM_BENCH_SOFTIB=0")
 
     def test_guest_alternates_and_measures_memory_in_both_orders(self):
         with open(os.path.join(HERE, "guest.sh"), encoding="utf-8") as f:
