@@ -13,6 +13,10 @@
 #     between the IPoIB addresses, 3 verified pings, over softib's RC;
 #   - ucmatose (4 connections x 20 messages) and cmtime (20 connections
 #     in flight) over the IPoIB addresses;
+#   - CM MADs lost on the link during connects: netem drops 25% of the
+#     CM MADs (management class 0x07) leaving both carriers, both ways;
+#     6 ucmatose connections still complete (the CM resends on its
+#     timeout: cm_tx_retries counts them), no id is left;
 #   - perftest -R (ib_write_bw, ib_read_bw, ib_send_bw: 20 x 64 KiB each)
 #     between the IPoIB addresses, the server in netns B on ib1;
 #   - AF_IB (softib-afib.bash): bind/resolve with struct sockaddr_ib, RC
@@ -102,6 +106,47 @@ say "ok: ucmatose over IPoIB addresses, 4 connections x 20 messages"
 cmtime_pair sib-cmtime 7332 "${IN_B[@]}" cmtime -b "$SIB_IP1" -p 7332 -- \
 	cmtime -s "$SIB_IP1" -b "$SIB_IP0" -p 7332 -c 20
 say "ok: cmtime over IPoIB addresses, 20 connections (ucmatose and cmtime: $((SECONDS - t0)) s)"
+
+# CM MADs lost during connects. A prio qdisc on each carrier sends the
+# frames of CM MADs to a band under netem (25% loss), everything else
+# (SA, IPoIB, RC data) to a plain band; the u32 filter reads the IB
+# headers after the Ethernet header: LRH byte 1 LNH = 2 (no GRH), BTH
+# opcode UD SEND_ONLY (0x64), the MAD's management class (byte 1 of the
+# MAD, after the 8-byte LRH, 12-byte BTH and 8-byte DETH) CM (0x07).
+cm_loss() { # DEV: 25% of the CM MADs leaving DEV dropped
+	tc qdisc add dev "$1" root handle 1: prio bands 3 \
+		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 || fail "prio qdisc on $1"
+	tc qdisc add dev "$1" parent 1:3 handle 30: netem loss 25% || fail "netem on $1"
+	tc filter add dev "$1" parent 1: protocol all prio 1 u32 \
+		match u8 0x02 0x03 at 1 match u8 0x64 0xff at 8 match u8 0x07 0xff at 29 \
+		flowid 1:3 || fail "u32 filter on $1"
+}
+cm_retries() { # the CM's resends, both ports, every message type
+	cat /sys/class/infiniband/ib[01]/ports/1/cm_tx_retries/* | awk '{ n += $1 } END { print n + 0 }'
+}
+netem_drops() { tc -s qdisc show dev "$1" parent 1:3 | sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -n 1; }
+t0=$SECONDS
+r0=$(cm_retries)
+cm_loss vA
+cm_loss vB
+# A lost REQ or REP costs the CM's timeout (2 x the path's packet lifetime
+# + the peer's CM response time: about 6 s here) before its resend.
+STEP=120 transfer_pair sib-cmloss 7335 "${IN_B[@]}" ucmatose -b "$SIB_IP1" -p 7335 -c 6 -C 5 -- \
+	ucmatose -s "$SIB_IP1" -b "$SIB_IP0" -p 7335 -c 6 -C 5
+t1=$SECONDS
+wait_for 60 "no CM id left after the lossy connects" cm_ids_empty
+d=$(($(netem_drops vA) + $(netem_drops vB)))
+r=$(($(cm_retries) - r0))
+tc qdisc del dev vA root
+tc qdisc del dev vB root
+say "sib-cmloss: $d CM MADs dropped by netem, $r CM resends (cm_tx_retries);" \
+	"ucmatose $((t1 - t0)) s, ids gone $((SECONDS - t1)) s later"
+[ "$d" -gt 0 ] || fail "netem dropped no CM MAD: the filter matched nothing"
+# Every lost CM message but an RTU (the first data packet may establish
+# the passive side instead) makes the CM resend one: with 5 or more lost,
+# at least one resend is as good as certain (0.2^5 that all were RTUs).
+[ "$d" -lt 5 ] || [ "$r" -gt 0 ] || fail "$d CM MADs lost, yet cm_tx_retries counted no resend"
+say "ok: 25% of CM MADs lost: 6 connections complete, no id left ($ORCM_STACK, $((SECONDS - t0)) s)"
 
 # perftest -R: its parameter connection, then the data QP, both through
 # rdma_cm; the transfer completes (perftest_verdict), no id is left.
