@@ -44,8 +44,8 @@ ORCM_PKGS+=(python3-pyverbs)
 # port; the adversarial MPA peer (tools/mpa-peer) is C++20 with GoogleTest.
 ORCM_PKGS+=(tshark nftables g++ libgtest-dev)
 # softib's subnet (tests/e2e/softib-*.sh): the stock subnet manager and the
-# InfiniBand diagnostics.
-ORCM_PKGS+=(opensm infiniband-diags)
+# InfiniBand diagnostics; SRP's discovery (srp_daemon, tests/e2e/ulp-srp-softib.sh).
+ORCM_PKGS+=(opensm infiniband-diags srptools)
 
 # ensure_pkgs PKG...: install the packages that are missing. A warm machine never
 # touches apt: dpkg-query answers locally.

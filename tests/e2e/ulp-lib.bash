@@ -58,12 +58,13 @@ loaded_build_id() {
 	od -An -tx1 -v "/sys/module/$1/notes/.note.gnu.build-id" | tr -d ' \n' | tail -c 40
 }
 file_build_id() { readelf -n "$1" | sed -n 's/^ *Build ID: *//p' | head -n 1; }
-# ulp_check_stack WHEN: the loaded rdma_cm and iw_cm are the files of
-# $ORCM_STACK (same build id; on ours also the srcversion the runner checks),
-# so that a test cannot pass on the other stack's CM by mistake.
+# ulp_check_stack WHEN: the loaded rdma_cm and iw_cm (and whatever else
+# $ULP_CMS names: a ULP of ib_cm's sets it) are the files of $ORCM_STACK
+# (same build id; on ours also the srcversion the runner checks), so that a
+# test cannot pass on the other stack's CM by mistake.
 ulp_check_stack() {
 	local m f have want bid
-	for m in rdma_cm iw_cm; do
+	for m in ${ULP_CMS:-rdma_cm iw_cm}; do
 		[ -d "/sys/module/$m" ] || fail "$m is not loaded ($1)"
 		f=$(stack_ko "$m") && [ -f "$f" ] || fail "no $ORCM_STACK $m.ko ($1)"
 		bid=$(loaded_build_id "$m") || fail "no build id for the loaded $m ($1)"
@@ -78,14 +79,17 @@ ulp_check_stack() {
 		say "$1: $m is the $ORCM_STACK one (build id $bid)"
 	done
 }
-# ulp_binds MOD...: each ULP module links against the loaded rdma_cm.
-ulp_binds() {
-	local m
+# ulp_binds MOD...: each ULP module links against the loaded rdma_cm;
+# ulp_binds_to CM MOD...: against the loaded CM (ib_cm for SRP).
+ulp_binds() { ulp_binds_to rdma_cm "$@"; }
+ulp_binds_to() {
+	local cm=$1 m
+	shift
 	for m in "$@"; do
-		[ -e "/sys/module/rdma_cm/holders/$m" ] ||
-			fail "$m does not use the loaded rdma_cm (holders: $(ls /sys/module/rdma_cm/holders | tr '\n' ' '))"
+		[ -e "/sys/module/$cm/holders/$m" ] ||
+			fail "$m does not use the loaded $cm (holders: $(ls "/sys/module/$cm/holders" | tr '\n' ' '))"
 	done
-	say "rdma_cm ($ORCM_STACK) holders: $(ls /sys/module/rdma_cm/holders | tr '\n' ' ')"
+	say "$cm ($ORCM_STACK) holders: $(ls "/sys/module/$cm/holders" | tr '\n' ' ')"
 }
 
 # ulp_modprobe MOD...: load ULP modules from the UML modroot. modprobe skips
@@ -195,6 +199,13 @@ sum_at() {
 	local fl=skip_bytes,count_bytes
 	[ "${4:-}" = direct ] && fl=$fl,direct
 	dd if="$1" bs=1M iflag="$fl" skip="$2" count="$3" status=none | sha256sum | cut -d' ' -f1
+}
+# same_sum WHAT FILE OFFSET SIZE SHA256 [direct]: sum_at FILE OFFSET SIZE is
+# SHA256, or the test fails (WHAT names the data).
+same_sum() {
+	local got
+	got=$(sum_at "$2" "$3" "$4" "${6:-}")
+	[ "$got" = "$5" ] || fail "$1: $4 bytes at $3 of $2 read back $got, wrote $5"
 }
 
 # ---- exit --------------------------------------------------------------------
