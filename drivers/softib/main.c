@@ -14,6 +14,7 @@
 
 #include <linux/module.h>
 #include <linux/etherdevice.h>
+#include <linux/wait_bit.h>
 #include <net/addrconf.h>
 #include <rdma/ib_sysfs.h>
 #include <rdma/rdma_netlink.h>
@@ -29,6 +30,14 @@ static LIST_HEAD(softib_list);
 static DEFINE_MUTEX(softib_lock);
 /* softib_free_work() runs here; the module's exit drains it. */
 static struct workqueue_struct *softib_free_wq;
+/*
+ * Deallocations between their unlinking from softib_list (under
+ * softib_lock) and the queueing of their free work: an unregistration
+ * queued by a vanishing netdev runs on ib_core's workqueue, so an empty
+ * list does not mean that no dealloc_driver is still in our code. The
+ * module's exit waits for 0 (softib_unregister_all()).
+ */
+static atomic_t softib_unlinking = ATOMIC_INIT(0);
 
 struct softib_dev *softib_find_rcu(struct net_device *ndev)
 {
@@ -503,6 +512,7 @@ static void softib_dealloc_driver(struct ib_device *ibdev)
 		return;
 	mutex_lock(&softib_lock);
 	list_del_rcu(&sdev->list);
+	atomic_inc(&softib_unlinking);
 	mutex_unlock(&softib_lock);
 	softib_debugfs_remove(sdev);
 	/* No QP is left to send: the carrier may go. */
@@ -510,6 +520,8 @@ static void softib_dealloc_driver(struct ib_device *ibdev)
 	get_device(&ibdev->dev);
 	INIT_WORK(&sdev->free_work, softib_free_work);
 	queue_work(softib_free_wq, &sdev->free_work);
+	if (atomic_dec_and_test(&softib_unlinking))
+		wake_up_var(&softib_unlinking);
 }
 
 static struct rdma_link_ops softib_link_ops = {
@@ -564,7 +576,12 @@ static void softib_unregister_all(void)
 		ib_unregister_device(&sdev->rdi.ibdev);
 		put_device(&sdev->rdi.ibdev.dev);
 	}
-	/* The rdmavt teardowns queued by the unregistrations. */
+	/*
+	 * A device that left the list under a queued unregistration may still
+	 * be in softib_dealloc_driver(); once none is, every teardown is
+	 * queued: the rdmavt teardowns of the unregistrations.
+	 */
+	wait_var_event(&softib_unlinking, !atomic_read(&softib_unlinking));
 	flush_workqueue(softib_free_wq);
 }
 
