@@ -408,6 +408,7 @@ static void softib_trap_init(struct softib_port *port)
 	tr->stopped = false;
 	tr->pending = false;
 	tr->sends = 0;
+	tr->cap_reported = READ_ONCE(port->rvp.port_cap_flags);
 	memset(&tr->st, 0, sizeof(tr->st));
 }
 
@@ -478,11 +479,25 @@ void softib_trap_stats(struct softib_port *port, struct softib_trap_stats *st,
  * softib_sma_cap_mask_chg - the port's CapabilityMask changed
  * @port: the port
  *
- * rdmavt's cap_mask_chg, after ib_modify_port set or cleared bits: trap 144.
+ * rdmavt's cap_mask_chg, after ib_modify_port set or cleared bits: trap 144
+ * if the mask differs from the last one a trap reported (or the reset's).
  */
 void softib_sma_cap_mask_chg(struct softib_port *port)
 {
-	softib_trap_raise(port, SOFTIB_TRAP_144);
+	u32 caps = READ_ONCE(port->rvp.port_cap_flags);
+	unsigned long flags;
+	bool changed;
+
+	/*
+	 * rdmavt calls this for every ib_modify_port() that names bits, also
+	 * when they were set already; opensm sweeps on each trap 144.
+	 */
+	spin_lock_irqsave(&port->trap.lock, flags);
+	changed = caps != port->trap.cap_reported;
+	port->trap.cap_reported = caps;
+	spin_unlock_irqrestore(&port->trap.lock, flags);
+	if (changed)
+		softib_trap_raise(port, SOFTIB_TRAP_144);
 }
 
 /**

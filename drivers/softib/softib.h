@@ -143,6 +143,7 @@ struct softib_trap {
 	bool pending;			/* smp waits for its repress */
 	u8 sends;			/* how many times smp was sent */
 	u32 seq;			/* low half of the next TID */
+	u32 cap_reported;		/* CapabilityMask of the last trap 144 */
 	struct ib_smp smp;		/* the pending SubnTrap(Notice) */
 	struct softib_trap_stats st;
 	struct delayed_work work;	/* sends smp, then resends it */

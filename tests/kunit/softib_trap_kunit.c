@@ -421,6 +421,10 @@ static void trap_cap_mask(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_unaligned_be16(&t_cur->smp.data[4]), 144);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&t_cur->smp.data[16]),
 			T_CAPS | IB_PORT_SM);
+	/* the same mask again (rdmavt calls for any named bit): no trap */
+	softib_sma_cap_mask_chg(t->port);
+	KUNIT_EXPECT_EQ(test, t_cur->kicks, 2);	/* the raise's, the resend's */
+	KUNIT_EXPECT_EQ(test, t_stats(test, NULL).replaced, 0);
 }
 
 static struct kunit_case softib_trap_cases[] = {
