@@ -143,12 +143,7 @@ static const struct t_enc_case t_enc_cases[] = {
 	{ "trap 144 capability mask", 144, 0x84 }, /* generic, informational */
 };
 
-static void t_enc_desc(const struct t_enc_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(t_enc, t_enc_cases, t_enc_desc);
+KUNIT_ARRAY_PARAM_DESC(t_enc, t_enc_cases, name);
 
 /* Every octet of the SMP, at the offsets of IBA 13.4.3 and 14.2.5.1. */
 static void trap_encoding(struct kunit *test)
@@ -229,12 +224,7 @@ static const struct t_gate_case t_gate_cases[] = {
 	{ "link down", T_LID, T_SM_LID, IB_PORT_DOWN, false },
 };
 
-static void t_gate_desc(const struct t_gate_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(t_gate, t_gate_cases, t_gate_desc);
+KUNIT_ARRAY_PARAM_DESC(t_gate, t_gate_cases, name);
 
 static void trap_gate(struct kunit *test)
 {

@@ -801,7 +801,7 @@ softib_sa_count() {
 	wait "$pid" 2>/dev/null
 	q=$(awk '$1 == "pathrecord_queries" { print $2 }' "$TMPDIR/madcount.out")
 	mads=$(awk '$1 == "sa_mads" { print $2 }' "$TMPDIR/madcount.out")
-	ok=$(grep ' op=connect ' "$D/results" | tr ' ' '\n' | sed -n 's/^ok=//p' | head -n 1)
+	ok=$(kv "$(grep -m 1 ' op=connect ' "$D/results")" ok)
 	emit "sa stack=$STACK round=$ROUND transport=softib conns=$n ok=${ok:-0}" \
 		"pathrecord_queries=${q:--} sa_mads=${mads:--}"
 	results transport=softib workload=sacount conc=16 threads=1

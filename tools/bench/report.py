@@ -688,6 +688,12 @@ def round_ratio_series(a, b, value):
     return ser.summary()
 
 
+def sweep_levels(records, t):
+    """The sweep's levels (connections in flight) that transport @t ran."""
+    return sorted({r.get("conc") for r in records if r["record"] == "res"
+                   and r.get("transport") == t and r.get("workload") == "sweep"})
+
+
 def rec_cps(r):
     return rate(r.get("ok"), r.get("start_ns"), r.get("end_ns"))
 
@@ -714,9 +720,7 @@ def softrnic_targets(summary, records):
                                lambda r: r.get("setup_p50_ns"))
         if v:
             m["%s.serial.setup_p50_over_tcp_floor" % t] = v
-    sweep = sorted({r.get("conc") for r in records if r["record"] == "res"
-                    and r.get("transport") == "softrnic" and r.get("workload") == "sweep"})
-    for c in sweep:
+    for c in sweep_levels(records, "softrnic"):
         v = round_ratio_series(res_rounds(records, "softrnic", "ours", "sweep", c),
                                res_rounds(records, "siw", "ours", "sweep", c), rec_cps)
         if v:
@@ -865,9 +869,7 @@ def softib_targets(summary, records):
     """ours/stock conn/s over softib at IB_CPS_TARGET_AT in flight, per
     round; softib/rxe (both stock CM) conn/s per round and level."""
     m = {}
-    levels = sorted({r.get("conc") for r in records if r["record"] == "res"
-                     and r.get("transport") == "softib" and r.get("workload") == "sweep"})
-    for c in levels:
+    for c in sweep_levels(records, "softib"):
         v = round_ratio_series(res_rounds(records, "softib", "ours", "sweep", c),
                                res_rounds(records, "softib", "stock", "sweep", c), rec_cps)
         if v:
