@@ -259,6 +259,7 @@ struct cm_device {
 	__be64 ca_guid;
 	u8 ack_delay;
 	bool going_away;		/* cm.lock */
+	bool gid_watch;			/* a RoCE port: gid_doom.c looks */
 	struct ib_event_handler event_handler;	/* GID changes */
 	struct delayed_work stale_work;	/* cm_cancel_stale_sends() again */
 	unsigned int stale_tries;	/* of @stale_work; racy, bounded */
@@ -282,6 +283,7 @@ enum cm_counter {
 	CM_CNT_TX_ERR,			/* MADs we could not post */
 	CM_CNT_TIMEOUT,			/* sends that ran out of retries */
 	CM_CNT_TX_STALE,		/* sends cancelled: their GID left */
+	CM_CNT_GID_DOOMED,		/* GID entries marked (gid_doom.c) */
 	CM_CNT_MAX
 };
 
@@ -480,6 +482,15 @@ int cm_send_sidr_rep_locked(struct cm_id_priv *priv,
 			    struct ib_cm_sidr_rep_param *param);
 void cm_establish(struct cm_id_priv *priv);
 
+/* ---- GID entries about to be deleted (gid_doom.c) ---- */
+
+bool cm_gid_entry_gone(const struct ib_gid_attr *attr);
+bool cm_gid_doomed(const struct ib_gid_attr *attr);
+void cm_doom_reap(const struct ib_device *dev, bool all);
+unsigned int cm_doom_count(void);
+int cm_doom_init(void);
+void cm_doom_exit(void);
+
 /* ---- debugfs (main.c) ---- */
 
 void cm_debugfs_init(void);
@@ -494,6 +505,8 @@ void cm_test_del_device(struct cm_device *cm_dev);
 void cm_test_flush(void);
 bool cm_av_sgid_gone(const struct ib_gid_attr *attr);
 bool cm_send_is_stale(struct cm_id_priv *priv, struct cm_device *cm_dev);
+unsigned int cm_doom_gids(struct ib_device *dev, const struct net_device *ndev,
+			  unsigned long expires);
 bool cm_send_done_timed_out(struct cm_id_priv *priv,
 			    struct ib_mad_send_buf *buf,
 			    enum ib_wc_status status,

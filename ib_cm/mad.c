@@ -174,16 +174,10 @@ static int cm_post(struct ib_mad_send_buf *buf)
  */
 VISIBLE_IF_KUNIT bool cm_av_sgid_gone(const struct ib_gid_attr *attr)
 {
-	struct net_device *ndev;
-	bool gone;
-
 	if (!attr || !rdma_protocol_roce(attr->device, attr->port_num))
 		return false;
-	rcu_read_lock();
-	ndev = rdma_read_gid_attr_ndev_rcu(attr);
-	gone = IS_ERR(ndev);
-	rcu_read_unlock();
-	return gone;
+	/* Or about to go: see gid_doom.c. */
+	return cm_gid_entry_gone(attr) || cm_gid_doomed(attr);
 }
 EXPORT_SYMBOL_IF_KUNIT(cm_av_sgid_gone);
 
@@ -265,6 +259,10 @@ int cm_resend_last(struct cm_id_priv *priv)
 	lockdep_assert_held(&priv->lock);
 	if (!priv->last_mad || !priv->mad_ah)
 		return -ENOENT;
+	if (cm_av_sgid_gone(priv->ah_attr.grh.sgid_attr)) {
+		cm_count(CM_CNT_TX_ERR);
+		return -ENETUNREACH;
+	}
 	spin_lock(&priv->port->agent_lock);
 	buf = cm_alloc_msg(priv->port, priv->pkey_index, &none);
 	spin_unlock(&priv->port->agent_lock);
@@ -304,6 +302,11 @@ void cm_send_reply_from_wc(struct cm_port *port, struct ib_mad_recv_wc *wc,
 				  port->port_num);
 	if (IS_ERR(ah)) {
 		cm_count(CM_CNT_TX_ERR);
+		return;
+	}
+	if (cm_av_sgid_gone(ah->sgid_attr)) {	/* as for an id's sends */
+		cm_count(CM_CNT_TX_ERR);
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 		return;
 	}
 	spin_lock(&port->agent_lock);

@@ -15,7 +15,8 @@
  * send/receive, address vectors, timeouts), listen.c, req.c (REQ), rep.c
  * (REP, RTU, establishment), rej.c (REJ, reject messages), mra.c (MRA,
  * LAP/APR), disc.c (DREQ, DREP, timewait), sidr.c, qp_attr.c, msg.c (the
- * wire format), cm_priv.h (private header, locking rules).
+ * wire format), gid_doom.c (RoCE GIDs about to be deleted), cm_priv.h
+ * (private header, locking rules).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -128,6 +129,7 @@ static void cm_event_handler(struct ib_event_handler *handler,
 
 	if (event->event != IB_EVENT_GID_CHANGE)
 		return;
+	cm_doom_reap(cm_dev->ib_dev, false);	/* the entries gone now */
 	if (cm_cancel_stale_sends(cm_dev)) {
 		WRITE_ONCE(cm_dev->stale_tries, 0);
 		mod_delayed_work(cm.wq, &cm_dev->stale_work,
@@ -187,6 +189,8 @@ static int cm_add_one(struct ib_device *ib_dev)
 		spin_unlock(&port->agent_lock);
 		/* Advertises CM support in IB PortInfo; RoCE ports ignore it. */
 		ib_modify_port(ib_dev, p, 0, &modify);
+		if (rdma_protocol_roce(ib_dev, p))
+			cm_dev->gid_watch = true;
 		n++;
 	}
 	if (!n) {
@@ -219,11 +223,12 @@ static void cm_remove_one(struct ib_device *ib_dev, void *client_data)
 
 	/* Waits for a handler call under way. */
 	ib_unregister_event_handler(&cm_dev->event_handler);
-	cancel_delayed_work_sync(&cm_dev->stale_work);
 	spin_lock(&cm.lock);
-	cm_dev->going_away = true;
+	cm_dev->going_away = true;	/* gid_doom.c queues no more work */
 	list_del(&cm_dev->entry);
 	spin_unlock(&cm.lock);
+	cancel_delayed_work_sync(&cm_dev->stale_work);
+	cm_doom_reap(ib_dev, true);
 
 	for (p = 1; p <= cm_dev->num_ports; p++)
 		if (cm_dev->port[p - 1])
@@ -303,6 +308,7 @@ static const char *const cm_counter_names[CM_CNT_MAX] = {
 	[CM_CNT_TX_ERR] = "tx_err",
 	[CM_CNT_TIMEOUT] = "timeout",
 	[CM_CNT_TX_STALE] = "tx_stale_cancelled",
+	[CM_CNT_GID_DOOMED] = "gid_doomed",
 };
 
 static struct dentry *cm_debugfs_dir;
@@ -314,6 +320,7 @@ static int cm_counters_show(struct seq_file *s, void *unused)
 	for (i = 0; i < CM_CNT_MAX; i++)
 		seq_printf(s, "%s %ld\n", cm_counter_names[i],
 			   atomic_long_read(&cm.counters[i]));
+	seq_printf(s, "gid_doomed_now %u\n", cm_doom_count());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cm_counters);
@@ -359,8 +366,13 @@ static int __init ib_cm_init(void)
 	ret = ib_register_client(&cm_client);
 	if (ret)
 		goto err_wq;
+	ret = cm_doom_init();
+	if (ret)
+		goto err_client;
 	return 0;
 
+err_client:
+	ib_unregister_client(&cm_client);
 err_wq:
 	cm_debugfs_exit();
 	destroy_workqueue(cm.wq);
@@ -369,6 +381,7 @@ err_wq:
 
 static void __exit ib_cm_exit(void)
 {
+	cm_doom_exit();
 	ib_unregister_client(&cm_client);
 	destroy_workqueue(cm.wq);
 	cm_debugfs_exit();

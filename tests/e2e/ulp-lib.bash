@@ -210,6 +210,9 @@ same_sum() {
 
 # ---- exit --------------------------------------------------------------------
 
+# A test's ulp_topology_down writes its reason here when what it left in
+# place must not be unloaded either (a module unload would remove it).
+ULP_KEEP=/tmp/ulp-keep-modules
 ulp_exit() {
 	local rc=$?
 	set +e
@@ -225,9 +228,14 @@ ulp_exit() {
 		dmesg | tail -n 40 | sed 's/^/  [dmesg] /'
 	fi
 	declare -F ulp_teardown >/dev/null && (ulp_teardown)
+	rm -f "$ULP_KEEP"
 	(ulp_topology_down)
 	ulp_configfs_down
-	ulp_unload_modules >/dev/null 2>&1
+	if [ -e "$ULP_KEEP" ]; then
+		say "modules left loaded: $(cat "$ULP_KEEP")"
+	else
+		ulp_unload_modules >/dev/null 2>&1
+	fi
 	cleanup
 	exit "$rc"
 }

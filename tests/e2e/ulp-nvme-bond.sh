@@ -57,11 +57,21 @@ ulp_topology_down() {
 	# its reconnect work waiting; removing the device under it then reads
 	# the nvme_rdma_device its error recovery freed (stock nvme-rdma's
 	# nvme_rdma_remove_one() compares ctrl->device->dev: a KASAN report
-	# that kills the VM and every later test). Leave the device then: the
-	# test has failed already, and the module unload will say so too.
+	# that kills the VM and every later test). Deleting the bond would
+	# remove the device too (rxe unregisters it from a work item), so both
+	# stay then: the test has failed already, and the module unload will
+	# say so too (nvme_rdma stays in use; ulp_exit unloads nothing).
+	local c
+	if c=$(nvme_ctrl_of "$NQN"); then
+		say "a controller for $NQN is still there ($c: $(cat "/sys/class/nvme/$c/state" 2>/dev/null)): deleting it"
+		timeout 20 sh -c "echo 1 >/sys/class/nvme/$c/delete_controller" 2>/dev/null || true
+	fi
 	if nvme_ctrl_of "$NQN" >/dev/null; then
-		say "a controller for $NQN is still there: $T_DEV left in place"
-	elif rdma link show "$T_DEV/1" >/dev/null 2>&1; then
+		say "$NQN's controller is still there: $T_DEV and $T_IF left in place"
+		echo "$NQN's controller is still there" >"$ULP_KEEP"
+		return 0
+	fi
+	if rdma link show "$T_DEV/1" >/dev/null 2>&1; then
 		ulp_link_delete "$T_DEV"
 	fi
 	ip link del "$T_IF" 2>/dev/null || true
@@ -95,6 +105,8 @@ head -c $((1 << 20)) /dev/urandom >/tmp/nvme-bond.dat
 write_at /tmp/nvme-bond.dat "$NVME_BLK" 0
 want=$(sum_at /tmp/nvme-bond.dat 0 $((1 << 20)))
 
+DOOM0=$(awk '$1 == "gid_doomed" { print $2 }' /sys/kernel/debug/ib_cm/counters 2>/dev/null)
+DOOM0=${DOOM0:-0}
 mac=$(cat "/sys/class/net/$T_IF/address")
 ip link set "$T_IF" type bond active_slave vNa2
 [ "$(cat "/sys/class/net/$T_IF/address")" != "$mac" ] ||
@@ -118,8 +130,12 @@ if ! reconnected; then
 fi
 dmesg | grep -E 'nvme|nvmet' | tail -n 8 | sed 's/^/  [dmesg] /'
 if [ -r /sys/kernel/debug/ib_cm/counters ]; then
-	say "ib_cm (ours): $(grep -E '^(tx_err|tx_stale_cancelled|timeout) ' \
+	say "ib_cm (ours): $(grep -E '^(tx_err|tx_stale_cancelled|timeout|gid_doomed) ' \
 		/sys/kernel/debug/ib_cm/counters | tr '\n' ' ')"
+	# The failover's NETDEV_CHANGEADDR marked the bond's GID entries
+	# before ib_core deleted them (ib_cm/gid_doom.c).
+	[ "$(awk '$1 == "gid_doomed" { print $2 }' /sys/kernel/debug/ib_cm/counters)" -gt "$DOOM0" ] ||
+		fail "ib_cm marked no GID entry of $T_IF doomed on the failover"
 fi
 [ "$(gsi_state)" = "state RTS" ] ||
 	fail "QP1 is not RTS after the failover: $(gsi_state)"

@@ -1813,6 +1813,75 @@ static void ibcm_waiting_dreq_sgid_gone(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_IDLE);
 }
 
+static void put_gid_action(void *attr)
+{
+	rdma_put_gid_attr(attr);
+}
+
+static void doom_reap_action(void *dev)
+{
+	cm_doom_reap(dev, true);
+}
+
+/*
+ * A netdev's new MAC dooms its GID entries before ib_core's work deletes
+ * them (gid_doom.c): once marked, a send through one is refused while the
+ * entry is still valid in the table. Another netdev's mark leaves the
+ * entries alone, a second mark adds nothing, a lapsed mark lets the entry
+ * be used again, and a reap drops marks whose time passed, whose entry
+ * left the table, or every mark of a device (its removal).
+ */
+static void ibcm_gid_doomed(struct kunit *test)
+{
+	struct roce_rig rig, other;
+	const struct ib_gid_attr *attr;
+	struct ib_device *dev;
+	unsigned int n, c0;
+	int i;
+
+	roce_rig_add(test, &rig);
+	roce_rig_add(test, &other);
+	dev = &rig.mock->ibdev;
+	attr = roce_wait_gid(test, dev, 0);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, put_gid_action,
+							   (void *)attr));
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   doom_reap_action,
+							   dev));
+	KUNIT_EXPECT_FALSE(test, cm_av_sgid_gone(attr));
+
+	KUNIT_EXPECT_EQ(test, cm_doom_gids(dev, other.ndev, jiffies + HZ), 0);
+	KUNIT_EXPECT_FALSE(test, cm_av_sgid_gone(attr));
+	n = cm_doom_gids(dev, rig.ndev, jiffies + 10 * HZ);
+	KUNIT_EXPECT_GE(test, n, 1);
+	KUNIT_EXPECT_FALSE(test, cm_gid_entry_gone(attr));
+	KUNIT_EXPECT_TRUE(test, cm_av_sgid_gone(attr));
+	KUNIT_EXPECT_EQ(test, cm_doom_gids(dev, rig.ndev, jiffies + 10 * HZ), 0);
+	cm_doom_reap(dev, false);		/* still valid, still marked */
+	KUNIT_EXPECT_TRUE(test, cm_av_sgid_gone(attr));
+
+	cm_doom_gids(dev, rig.ndev, jiffies - 1);	/* the mark lapses */
+	KUNIT_EXPECT_FALSE(test, cm_av_sgid_gone(attr));
+	cm_doom_reap(dev, false);
+	KUNIT_EXPECT_EQ(test, cm_doom_gids(dev, rig.ndev, jiffies + 10 * HZ), n);
+	cm_doom_reap(dev, true);
+	KUNIT_EXPECT_FALSE(test, cm_av_sgid_gone(attr));
+
+	/*
+	 * Marked, then deleted by the MAC change (and added again, elsewhere):
+	 * the reap drops the marks of the deleted entries.
+	 */
+	c0 = cm_doom_count();
+	KUNIT_EXPECT_EQ(test, cm_doom_gids(dev, rig.ndev, jiffies + 10 * HZ), n);
+	KUNIT_EXPECT_EQ(test, cm_doom_count(), c0 + n);
+	roce_rig_new_mac(test, &rig, attr);
+	for (i = 0; i < 100 && !cm_gid_entry_gone(attr); i++)
+		msleep(20);
+	KUNIT_EXPECT_TRUE(test, cm_gid_entry_gone(attr));
+	cm_doom_reap(dev, false);
+	KUNIT_EXPECT_EQ(test, cm_doom_count(), c0);
+}
+
 /* When a send's completion ends the id's wait as a timeout, and when not. */
 struct done_case {
 	const char *name;
@@ -2067,6 +2136,7 @@ static struct kunit_case ibcm_conn_cases[] = {
 	KUNIT_CASE_PARAM(ibcm_path_from_req, path_gen_params),
 	KUNIT_CASE(ibcm_dreq_sgid_gone),
 	KUNIT_CASE(ibcm_waiting_dreq_sgid_gone),
+	KUNIT_CASE(ibcm_gid_doomed),
 	KUNIT_CASE_PARAM(ibcm_send_done, done_gen_params),
 	{}
 };
