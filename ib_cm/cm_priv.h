@@ -358,6 +358,7 @@ struct cm_id_priv {
 	u16 pkey_index;
 	struct rdma_ah_attr ah_attr;	/* data path; owns a sgid_attr ref */
 	bool has_av;
+	bool passive;			/* made for a received REQ */
 	struct ib_ah *mad_ah;		/* to the remote CM's QP1 */
 	u8 packet_life_time;
 	u8 path_mtu;
@@ -421,6 +422,7 @@ void cm_cancel_msg(struct cm_id_priv *priv);
 
 unsigned int cm_time_ms(u8 iba_time);
 unsigned int cm_msg_timeout_ms(u8 packet_life_time, u8 response_timeout);
+unsigned int cm_wait_ms(const struct cm_id_priv *priv);
 int cm_set_av_from_path(struct cm_id_priv *priv, struct sa_path_rec *path,
 			const struct ib_gid_attr *sgid_attr);
 int cm_set_av_from_wc(struct cm_id_priv *priv, struct cm_port *port,

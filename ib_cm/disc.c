@@ -37,8 +37,7 @@ int cm_send_dreq_locked(struct cm_id_priv *priv, const void *private_data,
 	trace_icm_send_dreq(&priv->id);
 	priv->id.state = IB_CM_DREQ_SENT;
 	ret = cm_send(priv, msg,
-		      wait ? cm_msg_timeout_ms(priv->packet_life_time,
-					       priv->remote_cm_response_timeout) : 0,
+		      wait ? cm_wait_ms(priv) : 0,
 		      priv->max_cm_retries, false);
 	kfree(msg);
 	return ret;

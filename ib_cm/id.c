@@ -293,11 +293,15 @@ void cm_cancel_msg(struct cm_id_priv *priv)
 		ib_cancel_mad(priv->msg);
 }
 
+/*
+ * The QP's local ACK timeout, as in-tree, whose timewait is its address
+ * vector's timeout: the packet life time + 1 of the path (the passive side:
+ * the REQ's local ACK timeout), the ACK timeout with the REP's target ACK
+ * delay on the active side once the REP came.
+ */
 static unsigned int cm_timewait_ms(struct cm_id_priv *priv)
 {
-	/* Twice the packet life time plus the local ACK timeout. */
-	return 2 * cm_time_ms(priv->packet_life_time) +
-	       cm_time_ms(priv->local_ack_timeout);
+	return cm_time_ms(priv->local_ack_timeout);
 }
 
 /*

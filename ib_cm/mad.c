@@ -34,6 +34,24 @@ unsigned int cm_msg_timeout_ms(u8 packet_life_time, u8 response_timeout)
 }
 EXPORT_SYMBOL_IF_KUNIT(cm_msg_timeout_ms);
 
+/*
+ * How long @priv's REP or DREQ waits for its answer before a resend, as
+ * in-tree: the active side, which knows the path, the round trip plus the
+ * peer's CM response timeout (as for its REQ); the passive side only the
+ * CM response timeout the REQ gave for the active side (the "local CM
+ * response timeout" of the REQ, our remote one), as in-tree's
+ * cm_req_handler() sets it. A lost REP or passive DREQ thus costs what it
+ * costs in-tree, not twice the packet life time more.
+ */
+unsigned int cm_wait_ms(const struct cm_id_priv *priv)
+{
+	if (priv->passive)
+		return cm_time_ms(priv->remote_cm_response_timeout);
+	return cm_msg_timeout_ms(priv->packet_life_time,
+				 priv->remote_cm_response_timeout);
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_wait_ms);
+
 __be64 cm_new_tid(struct cm_port *port)
 {
 	static atomic_t tid_lo = ATOMIC_INIT(0);

@@ -67,10 +67,7 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param)
 	priv->initiator_depth = param->initiator_depth;
 	trace_icm_send_rep(cm_id);
 	cm_id->state = IB_CM_REP_SENT;
-	ret = cm_send(priv, msg,
-		      cm_msg_timeout_ms(priv->packet_life_time,
-					priv->remote_cm_response_timeout),
-		      priv->max_cm_retries, true);
+	ret = cm_send(priv, msg, cm_wait_ms(priv), priv->max_cm_retries, true);
 	if (ret)
 		cm_id->state = IB_CM_REQ_RCVD;
 out:

@@ -378,6 +378,7 @@ void cm_recv_req(struct cm_port *port, struct ib_mad_recv_wc *wc,
 	priv->max_cm_retries = req->max_cm_retries;
 	priv->remote_cm_response_timeout = req->local_cm_response_timeout;
 	priv->local_cm_response_timeout = req->remote_cm_response_timeout;
+	priv->passive = true;
 
 	cur = cm_insert_remote_id(priv);
 	if (cur) {		/* the same REQ, raced in */

@@ -847,7 +847,7 @@ static void ibcm_dreq_timeout_timewait(struct kunit *test)
 	struct cm_id_priv *priv = conn_id(test, fd, ctx, true);
 
 	priv->packet_life_time = 0;
-	priv->local_ack_timeout = 0;		/* timewait of 3 ms */
+	priv->local_ack_timeout = 0;		/* timewait of 1 ms */
 	set_state(priv, IB_CM_DREQ_SENT);
 	cm_send_timeout(priv, IB_CM_DREQ_SENT, CM_DREQ_ATTR_ID);
 	wait_events(test, ctx, 2);
@@ -1375,6 +1375,8 @@ static void ibcm_reject_msgs(struct kunit *test)
 
 static void ibcm_timeouts(struct kunit *test)
 {
+	struct cm_id_priv *priv;
+
 	/* 4.096 us * 2^t, in ms, at least 1. */
 	KUNIT_EXPECT_EQ(test, cm_time_ms(0), 1U);
 	KUNIT_EXPECT_EQ(test, cm_time_ms(8), 1U);
@@ -1388,6 +1390,21 @@ static void ibcm_timeouts(struct kunit *test)
 	/* An MRA's service timeout replaces the response timeout. */
 	KUNIT_EXPECT_EQ(test, cm_msg_timeout_ms(16, 24), 2 * 256U + 65536U);
 	KUNIT_EXPECT_EQ(test, cm_msg_timeout_ms(0, 0), 3U);
+
+	/*
+	 * A REP's or DREQ's wait: the active side's as its REQ's, the passive
+	 * side's only the CM response timeout the REQ gave (in-tree's
+	 * cm_req_handler()), whatever the packet life time.
+	 */
+	priv = kunit_kzalloc(test, sizeof(*priv), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, priv);
+	priv->packet_life_time = 16;
+	priv->remote_cm_response_timeout = 20;
+	KUNIT_EXPECT_EQ(test, cm_wait_ms(priv), 2 * 256U + 4096U);
+	priv->passive = true;
+	KUNIT_EXPECT_EQ(test, cm_wait_ms(priv), 4096U);
+	priv->packet_life_time = 20;
+	KUNIT_EXPECT_EQ(test, cm_wait_ms(priv), 4096U);
 }
 
 /* ---- the per-port message counters (sysfs cm_tx_msgs/ ... ) ---- */
@@ -1783,7 +1800,7 @@ static void ibcm_waiting_dreq_sgid_gone(struct kunit *test)
 							   priv));
 	ctx = priv->id.context;
 	priv->packet_life_time = 0;
-	priv->local_ack_timeout = 0;		/* timewait of 3 ms */
+	priv->local_ack_timeout = 0;		/* timewait of 1 ms */
 	spin_lock(&priv->lock);
 	priv->id.state = IB_CM_DREQ_SENT;
 	priv->msg = &buf;
