@@ -69,6 +69,18 @@ bool cm_gid_entry_gone(const struct ib_gid_attr *attr)
 }
 EXPORT_SYMBOL_IF_KUNIT(cm_gid_entry_gone);
 
+/* @attr's mark, or NULL. */
+static struct cm_doomed_gid *cm_doom_find(const struct ib_gid_attr *attr)
+{
+	struct cm_doomed_gid *d;
+
+	lockdep_assert_held(&cm_doom.lock);
+	list_for_each_entry(d, &cm_doom.list, entry)
+		if (d->attr == attr)
+			return d;
+	return NULL;
+}
+
 /**
  * cm_gid_doomed - whether sends through @attr are refused for now
  * @attr: a GID attribute, held by the caller
@@ -84,12 +96,8 @@ bool cm_gid_doomed(const struct ib_gid_attr *attr)
 	if (!READ_ONCE(cm_doom.count))
 		return false;
 	spin_lock_irqsave(&cm_doom.lock, flags);
-	list_for_each_entry(d, &cm_doom.list, entry) {
-		if (d->attr == attr) {
-			doomed = time_before(jiffies, d->expires);
-			break;
-		}
-	}
+	d = cm_doom_find(attr);
+	doomed = d && time_before(jiffies, d->expires);
 	spin_unlock_irqrestore(&cm_doom.lock, flags);
 	return doomed;
 }
@@ -107,12 +115,11 @@ static bool cm_doom_add(const struct ib_gid_attr *attr, unsigned long expires)
 	unsigned long flags;
 
 	spin_lock_irqsave(&cm_doom.lock, flags);
-	list_for_each_entry(d, &cm_doom.list, entry) {
-		if (d->attr == attr) {		/* marked again: ours is held */
-			d->expires = expires;
-			spin_unlock_irqrestore(&cm_doom.lock, flags);
-			return false;
-		}
+	d = cm_doom_find(attr);
+	if (d) {			/* marked again: ours is held */
+		d->expires = expires;
+		spin_unlock_irqrestore(&cm_doom.lock, flags);
+		return false;
 	}
 	d = kmalloc(sizeof(*d), GFP_ATOMIC);
 	if (d) {
@@ -142,7 +149,6 @@ VISIBLE_IF_KUNIT unsigned int cm_doom_gids(struct ib_device *dev,
 					   unsigned long expires)
 {
 	const struct ib_gid_attr *attr;
-	struct net_device *gid_ndev;
 	unsigned int n = 0, i;
 	u32 p;
 
@@ -153,11 +159,9 @@ VISIBLE_IF_KUNIT unsigned int cm_doom_gids(struct ib_device *dev,
 			attr = rdma_get_gid_attr(dev, p, i);
 			if (IS_ERR(attr))
 				continue;
-			rcu_read_lock();
-			gid_ndev = rdma_read_gid_attr_ndev_rcu(attr);
-			rcu_read_unlock();
-			/* Only compared, never dereferenced. */
-			if (gid_ndev == ndev && cm_doom_add(attr, expires))
+			/* A valid entry's netdev, only compared. */
+			if (rcu_access_pointer(attr->ndev) == ndev &&
+			    cm_doom_add(attr, expires))
 				n++;
 			else
 				rdma_put_gid_attr(attr);

@@ -139,6 +139,8 @@ siw_active() {
 
 # cm_ids: the CM ids the stock ib_core lists (restrack, via nldev).
 cm_ids() { rdma res show cm_id; }
+# ibcm_counter NAME: a counter of our ib_cm (debugfs ib_cm/counters).
+ibcm_counter() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/ib_cm/counters 2>/dev/null; }
 # cm_id_listening PORT: a listening id on PORT is listed.
 cm_id_listening() { cm_ids | grep -E "state LISTEN .*:$1( |$)"; }
 # cm_ids_empty: no CM id left anywhere. restrack only lists ids attached to a

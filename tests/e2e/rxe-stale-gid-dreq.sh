@@ -41,12 +41,11 @@ rdma link add rxeS type rxe netdev vS0
 rxes_active() { rdma link show rxeS/1 | grep -q 'state ACTIVE'; }
 wait_for 10 "rxeS ACTIVE" rxes_active
 
-cnt() { awk -v k="$1" '$1 == k { print $2 }' "$CNT"; }
 gids() { local i; for i in 0 1 2 3; do printf '%s:%s ' "$i" "$(cat "$SYS/gids/$i" 2>/dev/null)"; done; }
 gsi_state() { rdma res show qp | grep 'type GSI' | grep -o 'state [A-Z]*' | head -n 1; }
 established() { grep -q '^event ESTABLISHED ' "/tmp/$1.log"; }
-dreq_sent() { [ "$(cnt tx)" -gt "$tx0" ]; }
-stale_cancelled() { [ "$(cnt tx_stale_cancelled)" -gt "$st0" ]; }
+dreq_sent() { [ "$(ibcm_counter tx)" -gt "$tx0" ]; }
+stale_cancelled() { [ "$(ibcm_counter tx_stale_cancelled)" -gt "$st0" ]; }
 
 cmprobe_server stale-server -b "$ADDR" -p $PORT -n 1 -T 40
 server=$SERVER
@@ -54,7 +53,7 @@ bg /tmp/stale-client.log "$CMPROBE" -c -a "$ADDR" -p $PORT -H 1000 -T 30
 client=$LAST_PID
 wait_for 10 "the server's connection ESTABLISHED" established stale-server
 kill -STOP "$server"
-tx0=$(cnt tx) st0=$(cnt tx_stale_cancelled)
+tx0=$(ibcm_counter tx) st0=$(ibcm_counter tx_stale_cancelled)
 wait_for 10 "the client's DREQ sent" dreq_sent
 sleep 0.3
 kill -0 "$client" 2>/dev/null || fail "the client ended before its DREQ was answered: $(tail -n 2 /tmp/stale-client.log)"

@@ -105,7 +105,7 @@ head -c $((1 << 20)) /dev/urandom >/tmp/nvme-bond.dat
 write_at /tmp/nvme-bond.dat "$NVME_BLK" 0
 want=$(sum_at /tmp/nvme-bond.dat 0 $((1 << 20)))
 
-DOOM0=$(awk '$1 == "gid_doomed" { print $2 }' /sys/kernel/debug/ib_cm/counters 2>/dev/null)
+DOOM0=$(ibcm_counter gid_doomed)
 DOOM0=${DOOM0:-0}
 mac=$(cat "/sys/class/net/$T_IF/address")
 ip link set "$T_IF" type bond active_slave vNa2
@@ -134,7 +134,7 @@ if [ -r /sys/kernel/debug/ib_cm/counters ]; then
 		/sys/kernel/debug/ib_cm/counters | tr '\n' ' ')"
 	# The failover's NETDEV_CHANGEADDR marked the bond's GID entries
 	# before ib_core deleted them (ib_cm/gid_doom.c).
-	[ "$(awk '$1 == "gid_doomed" { print $2 }' /sys/kernel/debug/ib_cm/counters)" -gt "$DOOM0" ] ||
+	[ "$(ibcm_counter gid_doomed)" -gt "$DOOM0" ] ||
 		fail "ib_cm marked no GID entry of $T_IF doomed on the failover"
 fi
 [ "$(gsi_state)" = "state RTS" ] ||
