@@ -147,6 +147,9 @@ struct cm_lap_info {
 	__be32 local_comm_id;
 	__be32 remote_comm_id;
 	u32 remote_qpn;
+	u8 remote_cm_response_timeout;
+	struct cm_path_info alternate;	/* the sender's view: local = its */
+	u8 private_data[IB_CM_LAP_PRIVATE_DATA_SIZE];
 };
 
 struct cm_apr_info {
@@ -277,7 +280,7 @@ enum cm_counter {
 	CM_CNT_RX_DUPLICATE,		/* a duplicate REQ, REP or SIDR_REQ */
 	CM_CNT_RX_NO_LISTENER,		/* REQ/SIDR_REQ for no listener */
 	CM_CNT_RX_STALE,		/* REQ rejected as a stale connection */
-	CM_CNT_RX_LAP_APR,		/* LAP answered with APR; APR dropped */
+	CM_CNT_RX_LAP_APR,		/* LAP or APR dropped (RoCE, bad) */
 	CM_CNT_RX_NOMEM,		/* dropped for want of memory */
 	CM_CNT_TX,			/* MADs posted */
 	CM_CNT_TX_ERR,			/* MADs we could not post */
@@ -325,6 +328,28 @@ struct cm_event_elem {
 	struct cm_id_priv *listen;	/* REQ/SIDR_REQ: ref on the listener */
 };
 
+/*
+ * An alternate path (lap.c): from a REQ's alternate path or a LAP, loaded
+ * into the QP with the primary one (IB_QP_ALT_PATH), the id's path after
+ * an IB_EVENT_PATH_MIG. IB ports only, as in-tree.
+ */
+struct cm_alt {
+	bool valid;
+	bool taken;			/* the id migrated to it */
+	struct cm_port *port;
+	u16 pkey_index;
+	u8 ack_timeout;			/* the QP's alt_timeout */
+	struct rdma_ah_attr ah_attr;	/* owns a sgid_attr ref if GRH */
+	struct ib_ah *mad_ah;		/* to the peer's CM; the id's once taken */
+};
+
+/* A path the id left (migration, a new LAP): freed with the id. */
+struct cm_old_av {
+	struct list_head entry;		/* on cm_id_priv.old_avs */
+	struct rdma_ah_attr ah_attr;
+	struct ib_ah *mad_ah;
+};
+
 struct cm_id_priv {
 	struct ib_cm_id id;		/* handed to the user */
 
@@ -353,7 +378,10 @@ struct cm_id_priv {
 	void *last_mad;			/* last REP/MRA/RTU/DREP, to resend */
 	bool mra_delayed;		/* @last_mad is an MRA not sent yet */
 
-	/* The path: set once, before the id is visible to the receive path. */
+	/*
+	 * The path: set before the id is visible to the receive path, and
+	 * changed afterwards only under @lock, by a path migration (lap.c).
+	 */
 	struct cm_port *port;
 	u16 pkey_index;
 	struct rdma_ah_attr ah_attr;	/* data path; owns a sgid_attr ref */
@@ -381,6 +409,10 @@ struct cm_id_priv {
 	u8 local_cm_response_timeout;	/* how long we may take */
 	u32 qkey;			/* SIDR */
 
+	/* Alternate paths (lap.c): @lock; id.lap_state too. */
+	struct cm_alt alt;
+	struct list_head old_avs;	/* cm_old_av */
+
 	/* Table membership: cm.lock. */
 	u32 local_index;		/* in cm.local_ids */
 	struct hlist_node remote_id_node;
@@ -395,6 +427,7 @@ struct cm_id_priv {
 
 /* cm_id_priv.flags */
 #define CM_FLAG_NOTIFY_EST	0	/* ib_cm_notify(IB_EVENT_COMM_EST) */
+#define CM_FLAG_NOTIFY_MIG	1	/* ib_cm_notify(IB_EVENT_PATH_MIG) */
 
 static inline struct cm_id_priv *to_priv(struct ib_cm_id *id)
 {
@@ -473,6 +506,10 @@ void cm_recv_sidr_rep(struct cm_port *port, struct cm_msg *msg);
 void cm_reject_from_wc(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		       const struct cm_msg *rcvd,
 		       enum ib_cm_rej_reason reason);
+void cm_reject_from_wc_ari(struct cm_port *port, struct ib_mad_recv_wc *wc,
+			   const struct cm_msg *rcvd,
+			   enum ib_cm_rej_reason reason,
+			   const void *ari, u8 ari_length);
 int cm_send_rej_locked(struct cm_id_priv *priv, enum ib_cm_rej_reason reason,
 		       const void *ari, u8 ari_length,
 		       const void *private_data, u8 private_data_len);
@@ -483,6 +520,20 @@ int cm_send_drep_locked(struct cm_id_priv *priv, const void *private_data,
 int cm_send_sidr_rep_locked(struct cm_id_priv *priv,
 			    struct ib_cm_sidr_rep_param *param);
 void cm_establish(struct cm_id_priv *priv);
+
+/* ---- alternate paths, LAP, path migration (lap.c) ---- */
+
+u8 cm_ack_timeout(u8 ca_ack_delay, u8 packet_life_time);
+void cm_path_to_info(struct cm_path_info *pi, struct sa_path_rec *path,
+		     u8 ack_timeout);
+void cm_path_from_alt_info(struct sa_path_rec *path,
+			   const struct cm_path_info *pi, u16 pkey, u8 mtu);
+int cm_alt_load(struct cm_id_priv *priv, struct sa_path_rec *path,
+		u8 ack_timeout);
+void cm_alt_release(struct cm_id_priv *priv);
+void cm_alt_qp_attr(struct cm_id_priv *priv, struct ib_qp_attr *attr,
+		    int *mask, enum ib_qp_state qp_state);
+int cm_migrate(struct cm_id_priv *priv);
 
 /* ---- GID entries about to be deleted (gid_doom.c) ---- */
 

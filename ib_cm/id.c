@@ -50,6 +50,7 @@ struct cm_id_priv *cm_id_alloc(struct ib_device *device,
 	spin_lock_init(&priv->lock);
 	INIT_LIST_HEAD(&priv->events);
 	INIT_LIST_HEAD(&priv->listen_entry);
+	INIT_LIST_HEAD(&priv->old_avs);
 	INIT_WORK(&priv->work, cm_work_handler);
 	INIT_DELAYED_WORK(&priv->timewait_work, cm_timewait_handler);
 
@@ -73,6 +74,7 @@ void cm_get(struct cm_id_priv *priv)
 
 static void cm_release(struct cm_id_priv *priv)
 {
+	cm_alt_release(priv);
 	if (priv->mad_ah)
 		rdma_destroy_ah(priv->mad_ah, RDMA_DESTROY_AH_SLEEPABLE);
 	if (priv->has_av)
@@ -260,6 +262,8 @@ static void cm_work_handler(struct work_struct *work)
 	for (;;) {
 		if (test_and_clear_bit(CM_FLAG_NOTIFY_EST, &priv->flags))
 			cm_establish(priv);
+		if (test_and_clear_bit(CM_FLAG_NOTIFY_MIG, &priv->flags))
+			cm_migrate(priv);
 		spin_lock(&priv->lock);
 		elem = list_first_entry_or_null(&priv->events,
 						struct cm_event_elem, entry);

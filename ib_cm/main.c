@@ -4,7 +4,7 @@
  *
  * This module replaces the in-tree ib_cm.ko: the CM protocol of IBTA
  * vol. 1 chapter 12 (REQ, MRA, REJ, REP, RTU, DREQ, DREP, SIDR_REQ,
- * SIDR_REP; LAP is answered with an APR "unsupported") over ib_core's MAD
+ * SIDR_REP, LAP received; as in-tree, no APR is sent) over ib_core's MAD
  * layer, for IB and RoCE ports. Here: the ib_client, one MAD agent on the
  * GSI QP of every port with rdma_cap_ib_cm(), the debugfs counters
  * (/sys/kernel/debug/ib_cm/counters) of what the receive path dropped.
@@ -13,8 +13,9 @@
  *
  * Files: id.c (ids, references, tables, events, destroy), mad.c (MAD
  * send/receive, address vectors, timeouts), listen.c, req.c (REQ), rep.c
- * (REP, RTU, establishment), rej.c (REJ, reject messages), mra.c (MRA,
- * LAP/APR), disc.c (DREQ, DREP, timewait), sidr.c, qp_attr.c, msg.c (the
+ * (REP, RTU, establishment), rej.c (REJ, reject messages), mra.c (MRA),
+ * lap.c (alternate paths, LAP, path migration), disc.c (DREQ, DREP,
+ * timewait), sidr.c, qp_attr.c, msg.c (the
  * wire format), gid_doom.c (RoCE GIDs about to be deleted), cm_priv.h
  * (private header, locking rules).
  */

@@ -2,8 +2,8 @@
 /*
  * Message receipt acknowledgements: ib_send_cm_mra() (now, or with
  * IB_CM_MRA_FLAG_DELAY only when the peer repeats its message), a
- * received MRA extending the wait for our REQ or REP, and LAP, which we
- * answer with an APR "unsupported" (no alternate paths here).
+ * received MRA extending the wait for our REQ or REP; an MRA of a LAP
+ * (lap.c) too.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,7 +17,7 @@
 
 /**
  * ib_send_cm_mra - acknowledge a REQ or REP whose answer takes time
- * @cm_id: an id in REQ_RCVD or REP_RCVD
+ * @cm_id: an id in REQ_RCVD or REP_RCVD, or established with a LAP received
  * @service_timeout: bits 0-4, the time we need (IBA time); with
  *	IB_CM_MRA_FLAG_DELAY the MRA is sent only if the peer resends
  * @private_data: up to IB_CM_MRA_PRIVATE_DATA_SIZE bytes
@@ -47,6 +47,13 @@ int ib_send_cm_mra(struct ib_cm_id *cm_id, u8 service_timeout,
 		msg->mra.msg_mraed = CM_MSG_REP;
 		next = IB_CM_MRA_REP_SENT;
 		break;
+	case IB_CM_ESTABLISHED:
+		if (cm_id->lap_state == IB_CM_LAP_RCVD) {
+			msg->mra.msg_mraed = CM_MSG_OTHER;
+			next = IB_CM_ESTABLISHED;
+			break;
+		}
+		fallthrough;
 	default:
 		trace_icm_send_mra_unknown_err(cm_id);
 		ret = -EINVAL;
@@ -61,6 +68,8 @@ int ib_send_cm_mra(struct ib_cm_id *cm_id, u8 service_timeout,
 		memcpy(msg->mra.private_data, private_data, private_data_len);
 
 	cm_id->state = next;
+	if (next == IB_CM_ESTABLISHED)
+		cm_id->lap_state = IB_CM_MRA_LAP_SENT;
 	if (service_timeout & IB_CM_MRA_FLAG_DELAY) {
 		/* Kept, and sent only for a duplicate of the peer's message. */
 		if (!priv->last_mad)
@@ -72,7 +81,9 @@ int ib_send_cm_mra(struct ib_cm_id *cm_id, u8 service_timeout,
 	} else {
 		trace_icm_send_mra(cm_id);
 		ret = cm_send(priv, msg, 0, 0, true);
-		if (ret)
+		if (ret && next == IB_CM_ESTABLISHED)
+			cm_id->lap_state = IB_CM_LAP_RCVD;
+		else if (ret)
 			cm_id->state = next == IB_CM_MRA_REQ_SENT ?
 				       IB_CM_REQ_RCVD : IB_CM_REP_RCVD;
 	}
@@ -131,36 +142,6 @@ void cm_recv_mra(struct cm_port *port, struct cm_msg *msg)
 	memcpy(elem->data, mra->private_data, IB_CM_MRA_PRIVATE_DATA_SIZE);
 	elem->ev.private_data = elem->data;
 	cm_queue_event(priv, elem);
-out:
-	cm_put(priv);
-}
-
-/* LAP: alternate paths are not supported; say so with an APR. */
-void cm_recv_lap(struct cm_port *port, struct ib_mad_recv_wc *wc,
-		 struct cm_msg *msg)
-{
-	struct cm_id_priv *priv;
-	struct cm_msg *apr;
-
-	cm_count(CM_CNT_RX_LAP_APR);
-	priv = cm_lookup_local(msg->lap.remote_comm_id);
-	if (!priv) {
-		cm_count(CM_CNT_RX_UNKNOWN_ID);
-		return;
-	}
-	if (READ_ONCE(priv->id.state) != IB_CM_ESTABLISHED ||
-	    priv->id.remote_id != msg->lap.local_comm_id)
-		goto out;
-	apr = kzalloc(sizeof(*apr), GFP_KERNEL);
-	if (!apr)
-		goto out;
-	apr->attr_id = CM_APR_ATTR_ID;
-	apr->tid = msg->tid;
-	apr->apr.local_comm_id = priv->id.local_id;
-	apr->apr.remote_comm_id = priv->id.remote_id;
-	apr->apr.status = IB_CM_APR_UNSUPPORTED;
-	cm_send_reply_from_wc(port, wc, apr);
-	kfree(apr);
 out:
 	cm_put(priv);
 }

@@ -354,16 +354,54 @@ static int parse_disc(struct ib_mad_hdr *hdr, __be16 attr,
 
 static void build_lap(struct cm_lap_msg *m, const struct cm_lap_info *r)
 {
+	const struct cm_path_info *a = &r->alternate;
+
 	IBA_SET(CM_LAP_LOCAL_COMM_ID, m, be32_to_cpu(r->local_comm_id));
 	IBA_SET(CM_LAP_REMOTE_COMM_ID, m, be32_to_cpu(r->remote_comm_id));
 	IBA_SET(CM_LAP_REMOTE_QPN_EECN, m, r->remote_qpn);
+	IBA_SET(CM_LAP_REMOTE_CM_RESPONSE_TIMEOUT, m,
+		r->remote_cm_response_timeout);
+	IBA_SET(CM_LAP_ALTERNATE_LOCAL_PORT_LID, m, be16_to_cpu(a->local_lid));
+	IBA_SET(CM_LAP_ALTERNATE_REMOTE_PORT_LID, m,
+		be16_to_cpu(a->remote_lid));
+	IBA_SET_MEM(CM_LAP_ALTERNATE_LOCAL_PORT_GID, m, &a->local_gid,
+		    sizeof(a->local_gid));
+	IBA_SET_MEM(CM_LAP_ALTERNATE_REMOTE_PORT_GID, m, &a->remote_gid,
+		    sizeof(a->remote_gid));
+	IBA_SET(CM_LAP_ALTERNATE_FLOW_LABEL, m, a->flow_label);
+	IBA_SET(CM_LAP_ALTERNATE_TRAFFIC_CLASS, m, a->traffic_class);
+	IBA_SET(CM_LAP_ALTERNATE_HOP_LIMIT, m, a->hop_limit);
+	IBA_SET(CM_LAP_ALTERNATE_PACKET_RATE, m, a->packet_rate);
+	IBA_SET(CM_LAP_ALTERNATE_SL, m, a->sl);
+	IBA_SET(CM_LAP_ALTERNATE_SUBNET_LOCAL, m, a->subnet_local);
+	IBA_SET(CM_LAP_ALTERNATE_LOCAL_ACK_TIMEOUT, m, a->local_ack_timeout);
+	SET_PD(CM_LAP_PRIVATE_DATA, m, r->private_data,
+	       IB_CM_LAP_PRIVATE_DATA_SIZE);
 }
 
 static int parse_lap(struct cm_lap_msg *m, struct cm_lap_info *r)
 {
+	struct cm_path_info *a = &r->alternate;
+
 	r->local_comm_id = cpu_to_be32(IBA_GET(CM_LAP_LOCAL_COMM_ID, m));
 	r->remote_comm_id = cpu_to_be32(IBA_GET(CM_LAP_REMOTE_COMM_ID, m));
 	r->remote_qpn = IBA_GET(CM_LAP_REMOTE_QPN_EECN, m);
+	r->remote_cm_response_timeout =
+		IBA_GET(CM_LAP_REMOTE_CM_RESPONSE_TIMEOUT, m);
+	a->local_lid = cpu_to_be16(IBA_GET(CM_LAP_ALTERNATE_LOCAL_PORT_LID, m));
+	a->remote_lid =
+		cpu_to_be16(IBA_GET(CM_LAP_ALTERNATE_REMOTE_PORT_LID, m));
+	a->local_gid = *IBA_GET_MEM_PTR(CM_LAP_ALTERNATE_LOCAL_PORT_GID, m);
+	a->remote_gid = *IBA_GET_MEM_PTR(CM_LAP_ALTERNATE_REMOTE_PORT_GID, m);
+	a->flow_label = IBA_GET(CM_LAP_ALTERNATE_FLOW_LABEL, m);
+	a->traffic_class = IBA_GET(CM_LAP_ALTERNATE_TRAFFIC_CLASS, m);
+	a->hop_limit = IBA_GET(CM_LAP_ALTERNATE_HOP_LIMIT, m);
+	a->packet_rate = IBA_GET(CM_LAP_ALTERNATE_PACKET_RATE, m);
+	a->sl = IBA_GET(CM_LAP_ALTERNATE_SL, m);
+	a->subnet_local = IBA_GET(CM_LAP_ALTERNATE_SUBNET_LOCAL, m);
+	a->local_ack_timeout = IBA_GET(CM_LAP_ALTERNATE_LOCAL_ACK_TIMEOUT, m);
+	GET_PD(CM_LAP_PRIVATE_DATA, m, r->private_data,
+	       IB_CM_LAP_PRIVATE_DATA_SIZE);
 	return 0;
 }
 

@@ -3,7 +3,8 @@
  * ib_cm_init_qp_attr(): the attributes and masks that move a connected
  * QP to INIT, RTR and RTS, from what the REQ/REP exchange agreed (address
  * vector incl. the RoCE destination MAC and sgid attribute, MTU, PSNs,
- * RDMA read depths, timeouts and retry counts).
+ * RDMA read depths, timeouts and retry counts), and the alternate path
+ * (lap.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -115,6 +116,9 @@ int ib_cm_init_qp_attr(struct ib_cm_id *cm_id, struct ib_qp_attr *qp_attr,
 			ret = -EINVAL;	/* no REP yet: no remote QPN */
 		else
 			cm_rtr_attr(priv, qp_attr, qp_attr_mask);
+		if (!ret)
+			cm_alt_qp_attr(priv, qp_attr, qp_attr_mask,
+				       IB_QPS_RTR);
 		break;
 	case IB_QPS_RTS:
 		if (cm_id->state == IB_CM_REQ_SENT ||
@@ -122,6 +126,9 @@ int ib_cm_init_qp_attr(struct ib_cm_id *cm_id, struct ib_qp_attr *qp_attr,
 			ret = -EINVAL;
 		else
 			cm_rts_attr(priv, qp_attr, qp_attr_mask);
+		if (!ret)
+			cm_alt_qp_attr(priv, qp_attr, qp_attr_mask,
+				       IB_QPS_RTS);
 		break;
 	default:
 		ret = -EINVAL;

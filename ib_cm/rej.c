@@ -159,8 +159,10 @@ int ib_send_cm_rej(struct ib_cm_id *cm_id, enum ib_cm_rej_reason reason,
 EXPORT_SYMBOL(ib_send_cm_rej);
 
 /* REJ a received REQ that no id takes, addressed from the completion. */
-void cm_reject_from_wc(struct cm_port *port, struct ib_mad_recv_wc *wc,
-		       const struct cm_msg *rcvd, enum ib_cm_rej_reason reason)
+void cm_reject_from_wc_ari(struct cm_port *port, struct ib_mad_recv_wc *wc,
+			   const struct cm_msg *rcvd,
+			   enum ib_cm_rej_reason reason,
+			   const void *ari, u8 ari_length)
 {
 	struct cm_msg *msg = kzalloc(sizeof(*msg), GFP_KERNEL);
 
@@ -171,10 +173,20 @@ void cm_reject_from_wc(struct cm_port *port, struct ib_mad_recv_wc *wc,
 	msg->rej.remote_comm_id = rcvd->req.local_comm_id;
 	msg->rej.msg_rejected = CM_MSG_REQ;
 	msg->rej.reason = reason;
+	ari_length = min_t(u8, ari_length, IB_CM_REJ_ARI_LENGTH);
+	msg->rej.ari_length = ari_length;
+	if (ari_length)
+		memcpy(msg->rej.ari, ari, ari_length);
 	/* The received message's first two words, as the in-tree event. */
 	trace_icm_issue_rej(be32_to_cpu(rcvd->req.local_comm_id), 0);
 	cm_send_reply_from_wc(port, wc, msg);
 	kfree(msg);
+}
+
+void cm_reject_from_wc(struct cm_port *port, struct ib_mad_recv_wc *wc,
+		       const struct cm_msg *rcvd, enum ib_cm_rej_reason reason)
+{
+	cm_reject_from_wc_ari(port, wc, rcvd, reason, NULL, 0);
 }
 
 /*
@@ -240,7 +252,9 @@ void cm_recv_rej(struct cm_port *port, struct cm_msg *msg)
 		priv->id.state = IB_CM_IDLE;
 		break;
 	case IB_CM_ESTABLISHED:
-		if (rej->reason != IB_CM_REJ_STALE_CONN)
+		/* After a LAP, in-tree ignores a REJ: so do we. */
+		if (rej->reason != IB_CM_REJ_STALE_CONN ||
+		    priv->id.lap_state != IB_CM_LAP_UNINIT)
 			goto bad;
 		cm_enter_timewait(priv);
 		timewait = true;

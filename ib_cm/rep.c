@@ -138,8 +138,13 @@ void cm_recv_rep(struct cm_port *port, struct cm_msg *msg)
 	priv->initiator_depth = rep->responder_resources;
 	priv->responder_resources = rep->initiator_depth;
 	priv->rnr_retry_count = rep->rnr_retry_count;
-	if (priv->local_ack_timeout < rep->target_ack_delay)
-		priv->local_ack_timeout = min_t(u8, rep->target_ack_delay, 31);
+	/* The round trip of each path plus the peer's ACK delay. */
+	priv->local_ack_timeout = cm_ack_timeout(rep->target_ack_delay,
+						 priv->local_ack_timeout - 1);
+	if (priv->alt.valid)
+		priv->alt.ack_timeout =
+			cm_ack_timeout(rep->target_ack_delay,
+				       priv->alt.ack_timeout - 1);
 	priv->id.state = IB_CM_REP_RCVD;
 	spin_unlock(&priv->lock);
 
@@ -299,9 +304,12 @@ void cm_establish(struct cm_id_priv *priv)
  * ib_cm_notify - a communication event the consumer saw on its QP
  * @cm_id: the id
  * @event: IB_EVENT_COMM_EST (a receive before the RTU) or
- *	IB_EVENT_PATH_MIG (no alternate paths here: -EOPNOTSUPP)
+ *	IB_EVENT_PATH_MIG (the QP moved to its alternate path: the id's
+ *	MADs and QP attributes follow; lap.c)
  *
- * Any context: the transition happens in the id's work.
+ * Any context: from an interrupt or softirq the transition happens in the
+ * id's work (the id's lock is never taken there); a migration asked for
+ * from a task happens before the return, as in-tree.
  */
 int ib_cm_notify(struct ib_cm_id *cm_id, enum ib_event_type event)
 {
@@ -322,7 +330,15 @@ int ib_cm_notify(struct ib_cm_id *cm_id, enum ib_event_type event)
 			refcount_dec(&priv->refcount);
 		return 0;
 	case IB_EVENT_PATH_MIG:
-		return -EOPNOTSUPP;
+		if (in_task())
+			return cm_migrate(priv);
+		if (state != IB_CM_ESTABLISHED)
+			return -EINVAL;
+		set_bit(CM_FLAG_NOTIFY_MIG, &priv->flags);
+		cm_get(priv);
+		if (!queue_work(cm.wq, &priv->work))
+			refcount_dec(&priv->refcount);
+		return 0;
 	default:
 		return -EINVAL;
 	}

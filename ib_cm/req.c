@@ -6,7 +6,8 @@
  * (REJ INVALID_SERVICE_ID if none), given a new id whose address vector is
  * built from the REQ and the work completion (RoCE: GIDs, the MAC of the
  * sender, the sgid attribute the REQ arrived on), and delivered as
- * IB_CM_REQ_RECEIVED with the primary path as the passive side sees it.
+ * IB_CM_REQ_RECEIVED with the primary path (and, IB, the alternate one,
+ * loaded: lap.c) as the passive side sees them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -46,37 +47,6 @@ static enum ib_qp_type cm_qp_type_of(const struct cm_req_info *req)
 	}
 }
 
-/* The local ACK timeout of a path: about twice its packet life time. */
-static u8 cm_ack_timeout(u8 ca_ack_delay, u8 packet_life_time)
-{
-	u8 t = packet_life_time + 1;
-
-	if (t < ca_ack_delay)
-		t = ca_ack_delay;
-	return min_t(u8, t, 31);
-}
-
-static void cm_path_to_info(struct cm_path_info *pi,
-			    struct sa_path_rec *path, u8 ack_timeout)
-{
-	if (sa_path_is_roce(path)) {
-		pi->local_lid = IB_LID_PERMISSIVE;
-		pi->remote_lid = IB_LID_PERMISSIVE;
-	} else {
-		pi->local_lid = cpu_to_be16(be32_to_cpu(sa_path_get_slid(path)));
-		pi->remote_lid = cpu_to_be16(be32_to_cpu(sa_path_get_dlid(path)));
-		pi->subnet_local = path->hop_limit <= 1;
-	}
-	pi->local_gid = path->sgid;
-	pi->remote_gid = path->dgid;
-	pi->flow_label = be32_to_cpu(path->flow_label);
-	pi->packet_rate = path->rate;
-	pi->traffic_class = path->traffic_class;
-	pi->hop_limit = path->hop_limit;
-	pi->sl = path->sl;
-	pi->local_ack_timeout = ack_timeout;
-}
-
 /**
  * ib_send_cm_req - send a connection request
  * @cm_id: an idle id
@@ -107,6 +77,17 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 	ret = cm_set_av_from_path(priv, path, param->ppath_sgid_attr);
 	if (ret)
 		goto out;
+	/*
+	 * The QP's ACK timeouts until the REP tells the peer's ACK delay:
+	 * the round trip alone (rep.c adds the delay), as in-tree.
+	 */
+	if (param->alternate_path) {
+		ret = cm_alt_load(priv, param->alternate_path,
+				  min_t(u8, param->alternate_path->packet_life_time + 1,
+					31));
+		if (ret)
+			goto out;
+	}
 
 	ack_timeout = cm_ack_timeout(priv->cm_dev->ack_delay,
 				     path->packet_life_time);
@@ -124,7 +105,7 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 	priv->initiator_depth = param->initiator_depth;
 	priv->retry_count = param->retry_count;
 	priv->rnr_retry_count = param->rnr_retry_count;
-	priv->local_ack_timeout = ack_timeout;
+	priv->local_ack_timeout = min_t(u8, path->packet_life_time + 1, 31);
 	priv->max_cm_retries = param->max_cm_retries;
 	priv->remote_cm_response_timeout = param->remote_cm_response_timeout;
 	priv->local_cm_response_timeout = param->local_cm_response_timeout;
@@ -262,7 +243,7 @@ EXPORT_SYMBOL_IF_KUNIT(cm_path_from_req);
 static void cm_fill_req_event(struct cm_event_elem *elem,
 			      struct cm_id_priv *priv, struct cm_port *port,
 			      struct ib_mad_recv_wc *wc, const struct cm_msg *msg,
-			      const struct sa_path_rec *path)
+			      const struct sa_path_rec *path, bool alt)
 {
 	struct ib_cm_req_event_param *p = &elem->ev.param.req_rcvd;
 	const struct cm_req_info *req = &msg->req;
@@ -274,7 +255,7 @@ static void cm_fill_req_event(struct cm_event_elem *elem,
 	p->bth_pkey = pkey;
 	p->port = port->port_num;
 	p->primary_path = &elem->path[0];
-	p->alternate_path = NULL;
+	p->alternate_path = alt ? &elem->path[1] : NULL;
 	p->ppath_sgid_attr = priv->ah_attr.grh.sgid_attr;
 	p->remote_ca_guid = req->local_ca_guid;
 	p->remote_qkey = req->local_qkey;
@@ -324,6 +305,7 @@ void cm_recv_req(struct cm_port *port, struct ib_mad_recv_wc *wc,
 	struct cm_event_elem *elem;
 	struct rdma_ah_attr wc_ah;
 	struct sa_path_rec path;
+	bool alt = false;
 	int ret;
 
 	cur = cm_lookup_remote(req->local_comm_id, req->local_ca_guid);
@@ -362,6 +344,24 @@ void cm_recv_req(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		cm_count(CM_CNT_RX_MALFORMED);
 		goto err_id;
 	}
+	/*
+	 * An alternate path (IB: its LID is not 0), ours to load as in-tree;
+	 * one we cannot use is rejected, the ARI our primary SGID.
+	 */
+	if (!rdma_protocol_roce(dev, port->port_num) &&
+	    req->alternate.local_lid) {
+		cm_path_from_alt_info(&elem->path[1], &req->alternate,
+				      req->pkey, req->path_mtu);
+		elem->path[1].service_id = req->service_id;
+		if (cm_alt_load(priv, &elem->path[1],
+				elem->path[1].packet_life_time + 1)) {
+			cm_reject_from_wc_ari(port, wc, msg,
+					      IB_CM_REJ_INVALID_ALT_GID,
+					      &path.sgid, sizeof(path.sgid));
+			goto err_id;
+		}
+		alt = true;
+	}
 
 	priv->id.service_id = req->service_id;
 	priv->id.remote_id = req->local_comm_id;
@@ -374,7 +374,8 @@ void cm_recv_req(struct cm_port *port, struct ib_mad_recv_wc *wc,
 	priv->initiator_depth = req->responder_resources;
 	priv->retry_count = req->retry_count;
 	priv->rnr_retry_count = req->rnr_retry_count;
-	priv->local_ack_timeout = req->primary.local_ack_timeout;
+	/* The path's packet life time (its ACK timeout less one) plus one. */
+	priv->local_ack_timeout = max_t(u8, req->primary.local_ack_timeout, 1);
 	priv->max_cm_retries = req->max_cm_retries;
 	priv->remote_cm_response_timeout = req->local_cm_response_timeout;
 	priv->local_cm_response_timeout = req->remote_cm_response_timeout;
@@ -399,7 +400,7 @@ void cm_recv_req(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		}
 	}
 
-	cm_fill_req_event(elem, priv, port, wc, msg, &path);
+	cm_fill_req_event(elem, priv, port, wc, msg, &path, alt);
 	elem->listen = listen;	/* the event holds the listener */
 	cm_queue_event(priv, elem);
 	return;

@@ -17,6 +17,9 @@
 . "$(dirname "$0")/lib.bash"
 # shellcheck source=tests/e2e/cmprobe.bash
 . "$(dirname "$0")/cmprobe.bash"
+# (softib-lib.bash sets an EXIT trap; this script sets its own below.)
+# shellcheck source=tests/e2e/softib-lib.bash
+. "$(dirname "$0")/softib-lib.bash"
 
 KO=$ORCM_PARITY_KO
 [ -f "$KO" ] || fail "cm_parity.ko not built ($KO)"
@@ -56,6 +59,41 @@ parity_net() {
 	ip link set pS up
 	rdma link add rP type rxe netdev pR
 	wait_for 10 "rP ACTIVE" bash -c "rdma link show rP/1 | grep -q 'state ACTIVE'"
+	parity_ib
+}
+# Native IB: softib ib0 <=> ib1 (veth vA/vB) under stock opensm, every IB
+# address on ib0's IPoIB netdev (softib's loopback, as rxe's above): SA
+# path records, SA multicast joins, LIDs.
+HAD_IPOIB=0
+[ ! -d /sys/module/ib_ipoib ] || HAD_IPOIB=1
+parity_ib() {
+	command -v opensm >/dev/null || fail "no opensm (Debian package opensm)"
+	sib_load
+	[ -d /sys/module/ib_umad ] || "${MP[@]}" ib_umad || fail "modprobe ib_umad"
+	sib_pair 9000
+	wait_for 10 "ib0 and ib1 INIT" sib_both INIT
+	sib_sm_start
+	wait_for 60 "opensm: ib0 and ib1 ACTIVE" sib_both ACTIVE
+	parity_ipoib
+}
+# parity_ipoib: stock IPoIB (over the CM loaded now: connected mode uses
+# ib_cm) and the IB addresses on ib0's netdev.
+parity_ipoib() {
+	local n
+	[ -d /sys/module/ib_ipoib ] || "${MP[@]}" ib_ipoib || fail "modprobe ib_ipoib"
+	wait_for 10 "ib0's IPoIB netdev" sib_ipoib_of ib0
+	n=$(sib_ipoib_of ib0)
+	ip addr add 198.18.6.1/24 dev "$n"
+	ip addr add 198.18.6.2/24 dev "$n"
+	ip addr add 2001:2:0:6::1/64 dev "$n" nodad
+	ip addr add 2001:2:0:6::2/64 dev "$n" nodad
+	ip link set "$n" up
+	wait_for 20 "$n carrier (broadcast group joined)" \
+		bash -c "[ \$(cat /sys/class/net/$n/carrier) = 1 ]"
+}
+# IPoIB holds ib_cm: out before a CM swap.
+parity_ipoib_down() {
+	[ ! -d /sys/module/ib_ipoib ] || rmmod ib_ipoib || fail "cannot unload ib_ipoib"
 }
 parity_net_down() {
 	sysctl -qw net.ipv4.ip_local_port_range="$RANGE" || true
@@ -63,6 +101,11 @@ parity_net_down() {
 	ip link delete pA 2>/dev/null || true
 	rdma link delete rP 2>/dev/null || true
 	ip link delete pR 2>/dev/null || true
+	sib_sm_stop
+	[ "$HAD_IPOIB" = 1 ] || rmmod ib_ipoib 2>/dev/null || true
+	rdma link delete ib0 2>/dev/null || true
+	rdma link delete ib1 2>/dev/null || true
+	ip link delete vA 2>/dev/null || true
 }
 # swap_back: our stack in place of the in-tree one (also when this script
 # fails while the in-tree one is loaded: the next tests run on ours).
@@ -71,7 +114,7 @@ swap_back() {
 	[ "$SWAPPED" = 1 ] || return 0
 	SWAPPED=0
 	local m
-	for m in cm_parity rdma_ucm rdma_cm ib_cm iw_cm; do
+	for m in ib_ipoib cm_parity rdma_ucm rdma_cm ib_cm iw_cm; do
 		[ ! -d "/sys/module/$m" ] || rmmod "$m" || fail "cannot unload the in-tree $m"
 	done
 	{ insmod "$ORCM_OURS_DIR/iw_cm/iw_cm.ko" && insmod "$ORCM_OURS_DIR/ib_cm/ib_cm.ko" &&
@@ -225,9 +268,18 @@ u_netns() {
 	ip netns exec parN rdma link delete sN
 	ip netns delete parN
 }
+# ib_cm's LAP and APR counters of ib0's port after the ibcm-* scenarios
+# (the module was loaded fresh for the stack): LAPs received, duplicates,
+# APRs received and sent (none: 6.12 sends no APR).
+u_ib_counters() {
+	local f
+	for f in cm_rx_msgs/lap cm_rx_duplicates/lap cm_rx_msgs/apr cm_tx_msgs/apr; do
+		echo "$f $(cat "/sys/class/infiniband/ib0/ports/1/$f" 2>&1)"
+	done
+}
 # u_removal takes the device away and brings it back: last but one.
 UCMA=(u_configfs u_rdma_stat u_accept_pd u_reject_pd u_no_listener u_bind_conflict u_ipv6
-	u_res_listen u_res_connected u_removal u_netns)
+	u_res_listen u_res_connected u_ib_counters u_removal u_netns)
 
 # run_scenarios OUT LABEL STACK: every kernel scenario (then the narrow ones,
 # port range narrowed) and every librdmacm one; keep the trace.
@@ -283,6 +335,13 @@ WANT=('ucma-configfs:mkdir /sys/kernel/config/rdma_cm/sP -> 0'
 	'connect-active-disconnects:client: event disconnected status=0'
 	'pd-connect-196:listener: event connect request status=0 pd=196:'
 	'roce-pd-connect-56:listener: event connect request status=0'
+	'ib-pd-connect-56:listener: event connect request status=0'
+	'ib-resolve:dev=ib/1' 'ib-resolve:route: slid='
+	'ib-ud-sidr:ud: dlid=' 'ib-mc-join:event multicast join status=0'
+	'ibcm-alt-path:passive: alternate: type=0' 'ibcm-alt-path:alt: port=1'
+	'ibcm-path-mig:active: notify(PATH_MIG) -> 0'
+	'ibcm-lap:passive: event LAP_RECEIVED' 'ibcm-lap:passive: send_mra -> 0'
+	'ucma-ib_counters:cm_rx_msgs/lap 2'
 	'reject-with-pd:client: event rejected')
 # check_about TRACE LABEL: say what is missing; the number of problems
 # adds to ABOUT_BAD (the script fails on it at the end, after the
@@ -335,9 +394,11 @@ check_about /tmp/parity-ours.txt ours
 # softrnic (ours) needs our iw_cm: it goes out and comes back with it.
 [ -d /sys/module/softrnic ] && had_softrnic=1
 [ $had_softrnic = 0 ] || rmmod softrnic || fail "cannot unload softrnic"
+parity_ipoib_down
 rmmod rdma_ucm rdma_cm iw_cm ib_cm || fail "cannot unload our stack"
 SWAPPED=1
 { "${MP[@]}" rdma_cm && "${MP[@]}" rdma_ucm; } || fail "cannot load the in-tree rdma_cm"
+parity_ipoib
 # Every CM module of the in-tree stack, or the comparison compares nothing.
 stack_is stock "after the swap to the in-tree stack"
 run_scenarios /tmp/parity-stock.txt in-tree stock

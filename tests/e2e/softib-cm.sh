@@ -13,6 +13,9 @@
 #     between the IPoIB addresses, 3 verified pings, over softib's RC;
 #   - ucmatose (4 connections x 20 messages) and cmtime (20 connections
 #     in flight) over the IPoIB addresses;
+#   - crafted and fuzzed CM MADs from a fake remote CM on the wire
+#     (tools/cmfuzz/cmfuzz.py --transport softib): LAPs for established
+#     connections among them; the CM still serves;
 #   - CM MADs lost on the link during connects: netem drops 25% of the
 #     CM MADs (management class 0x07) leaving both carriers, both ways;
 #     6 ucmatose connections still complete (the CM resends on its
@@ -48,6 +51,8 @@
 . "$(dirname "$0")/softib-lib.bash"
 # shellcheck source=tests/e2e/softib-afib.bash
 . "$(dirname "$0")/softib-afib.bash"
+# shellcheck source=tests/e2e/cmprobe.bash
+. "$(dirname "$0")/cmprobe.bash"
 sib_load
 sib_subnet_up
 sib_ipoib_up
@@ -106,6 +111,41 @@ say "ok: ucmatose over IPoIB addresses, 4 connections x 20 messages"
 cmtime_pair sib-cmtime 7332 "${IN_B[@]}" cmtime -b "$SIB_IP1" -p 7332 -- \
 	cmtime -s "$SIB_IP1" -b "$SIB_IP0" -p 7332 -c 20
 say "ok: cmtime over IPoIB addresses, 20 connections (ucmatose and cmtime: $((SECONDS - t0)) s)"
+
+# CM MADs crafted and fuzzed on the wire (tools/cmfuzz.py, softib transport):
+# a fake remote CM at LID 0x99 writes IB packets on vB (ib1's carrier) to
+# ib0's CM, behind a cmprobe listener on ib0's IPoIB address: valid REQs,
+# RTUs (established connections), well-formed and mutated LAPs for them (the
+# alternate path code), duplicates, mutated REP/RTU/REJ/MRA/DREQ/DREP/APR/
+# SIDR and random MADs; then a valid REQ is still answered and every id
+# drains. (ib1 drops the answers to LID 0x99 as not its own.)
+CMFUZZ=$(cd "$(dirname "$0")/../.." && pwd)/tools/cmfuzz/cmfuzz.py
+sib_cm_fuzz() {
+	local port=7340 server lap0 dup0 lap dup
+	lap0=$(cat /sys/class/infiniband/ib0/ports/1/cm_rx_msgs/lap)
+	dup0=$(cat /sys/class/infiniband/ib0/ports/1/cm_rx_duplicates/lap)
+	bg /tmp/sib-fuzz-server.log "$CMPROBE" -s -b "$SIB_IP0" -p $port -k 0 -n 0 -T 120
+	server=$LAST_PID
+	wait_for 10 "the listener on $SIB_IP0:$port" cm_id_listening $port
+	run_to /tmp/sib-cmfuzz.log 120 python3 "$CMFUZZ" --transport softib --iface vB \
+		--src-lid 0x99 --dst-lid "$(sib_lid ib0)" \
+		--src-gid fe80000000000000020000fffe000099 \
+		--dst-gid "$(cat /sys/class/infiniband/ib0/ports/1/gids/0)" \
+		--src-ip 198.18.9.77 --dst-ip "$SIB_IP0" --port $port \
+		--seed "${ORCM_FUZZ_SEED:-30}" --count "${ORCM_FUZZ_COUNT_IB:-1000}" fuzz ||
+		fail "CM MAD fuzz over softib"
+	# A LAP taken for an established connection stays pending (rdma_cm
+	# neither answers nor migrates): the next ones for it are duplicates.
+	lap=$(($(cat /sys/class/infiniband/ib0/ports/1/cm_rx_msgs/lap) - lap0))
+	dup=$(($(cat /sys/class/infiniband/ib0/ports/1/cm_rx_duplicates/lap) - dup0))
+	say "ib0's CM: $lap LAPs received, $dup of them duplicates of a LAP taken"
+	[ "$dup" -gt 0 ] || fail "no LAP of the fuzz was taken for an established connection"
+	kill -TERM "$server" 2>/dev/null || true
+	wait_pid "$server" 10 || true
+	wait_for 60 "every CM id drained after the fuzz" cm_ids_empty
+	say "ok: crafted and fuzzed CM MADs over IB (LAPs for established connections among them); the CM still serves"
+}
+sib_cm_fuzz
 
 # CM MADs lost during connects. A prio qdisc on each carrier sends the
 # frames of CM MADs to a band under netem (25% loss), everything else

@@ -199,6 +199,9 @@ static void case_lap(struct cm_msg *m)
 	m->lap.local_comm_id = cpu_to_be32(0x10203040);
 	m->lap.remote_comm_id = cpu_to_be32(0x50607080);
 	m->lap.remote_qpn = 0x00abcd;
+	m->lap.remote_cm_response_timeout = 0x15;	/* 5 bits */
+	fill_path(&m->lap.alternate, 5);
+	fill_pd(m->lap.private_data, sizeof(m->lap.private_data), 14);
 }
 
 static void case_apr(struct cm_msg *m)
@@ -791,6 +794,178 @@ static void ibcm_qp_attr_rc(struct kunit *test)
 	set_state(priv, IB_CM_IDLE);
 }
 
+/* ---- alternate paths (lap.c) ---- */
+
+/* The LAP's alternate path where IBTA puts it (after the 24-byte header). */
+static void ibcm_msg_lap_fields(struct kunit *test)
+{
+	struct cm_msg *in = new_msg(test);
+	u8 *mad = new_mad(test), *a = mad + 24;
+
+	case_lap(in);
+	cm_msg_build(mad, in);
+	KUNIT_EXPECT_EQ(test, a[15] >> 3, 0x15);	/* response timeout */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(a + 20), 0x1205);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(a + 22), 0x3405);
+	KUNIT_EXPECT_EQ(test, a[24], 0xa5);		/* local port GID */
+	KUNIT_EXPECT_EQ(test, a[40], 0xb5);		/* remote port GID */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(a + 56) >> 12, 0xabcde);
+	KUNIT_EXPECT_EQ(test, a[59], 0x5c);		/* traffic class */
+	KUNIT_EXPECT_EQ(test, a[60], 0x45);		/* hop limit */
+	KUNIT_EXPECT_EQ(test, a[61] & 0x3f, 0x2a);	/* packet rate */
+	KUNIT_EXPECT_EQ(test, a[62] >> 4, 0xb);	/* SL */
+	KUNIT_EXPECT_EQ(test, (a[62] >> 3) & 1, 1);	/* subnet local */
+	KUNIT_EXPECT_EQ(test, a[63] >> 3, 0x13);	/* local ACK timeout */
+	KUNIT_EXPECT_MEMEQ(test, a + 64, in->lap.private_data,
+			   IB_CM_LAP_PRIVATE_DATA_SIZE);
+}
+
+/* cm_ack_timeout(): 2^(plt+1) + 2^ack_delay as a power of two, rounded up. */
+static const struct ack_case {
+	u8 delay, plt, want;
+} ack_cases[] = {
+	{ 0, 0, 2 }, { 15, 0, 15 }, { 15, 13, 16 }, { 15, 14, 16 },
+	{ 10, 4, 10 }, { 10, 8, 11 }, { 3, 10, 11 }, { 3, 1, 4 },
+	{ 0, 30, 31 }, { 20, 31, 31 }, { 31, 0, 31 },
+};
+
+static void ack_desc(const struct ack_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "delay-%u-plt-%u", c->delay,
+		 c->plt);
+}
+
+KUNIT_ARRAY_PARAM(ack, ack_cases, ack_desc);
+
+static void ibcm_ack_timeout(struct kunit *test)
+{
+	const struct ack_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, cm_ack_timeout(c->delay, c->plt), c->want);
+}
+
+/* A REQ's (or LAP's) alternate path as its receiver makes a record of it. */
+static void ibcm_path_from_alt(struct kunit *test)
+{
+	struct cm_path_info pi = {};
+	struct sa_path_rec p;
+
+	fill_path(&pi, 2);
+	cm_path_from_alt_info(&p, &pi, 0x8001, IB_MTU_4096);
+	KUNIT_EXPECT_EQ(test, p.rec_type, SA_PATH_REC_TYPE_IB);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(sa_path_get_slid(&p)), 0x3402);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(sa_path_get_dlid(&p)), 0x1202);
+	KUNIT_EXPECT_MEMEQ(test, p.sgid.raw, pi.remote_gid.raw, 16);
+	KUNIT_EXPECT_MEMEQ(test, p.dgid.raw, pi.local_gid.raw, 16);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(p.flow_label), 0xabcde);
+	KUNIT_EXPECT_EQ(test, p.hop_limit, 0x42);
+	KUNIT_EXPECT_EQ(test, p.traffic_class, 0x5c);
+	KUNIT_EXPECT_EQ(test, p.sl, 0xb);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(p.pkey), 0x8001);
+	KUNIT_EXPECT_EQ(test, p.mtu, IB_MTU_4096);
+	KUNIT_EXPECT_EQ(test, p.rate, 0x2a);
+	KUNIT_EXPECT_EQ(test, p.packet_life_time, 0x12);
+	KUNIT_EXPECT_EQ(test, p.reversible, 1);
+	pi.local_ack_timeout = 0;
+	cm_path_from_alt_info(&p, &pi, 0xffff, IB_MTU_256);
+	KUNIT_EXPECT_EQ(test, p.packet_life_time, 0);
+}
+
+/* Give @priv an alternate path (as cm_alt_load() would: no MAD AH here). */
+static void give_alt(struct cm_id_priv *priv, struct fake_dev *fd)
+{
+	spin_lock(&priv->lock);
+	priv->alt.valid = true;
+	priv->alt.port = &fd->port;
+	priv->alt.pkey_index = 5;
+	priv->alt.ack_timeout = 19;
+	priv->alt.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(&priv->alt.ah_attr, 7);
+	rdma_ah_set_sl(&priv->alt.ah_attr, 3);
+	rdma_ah_set_port_num(&priv->alt.ah_attr, 1);
+	spin_unlock(&priv->lock);
+}
+
+/*
+ * The alternate path in the QP attributes (RTR: IB_QP_ALT_PATH; RTS: the
+ * migration state re-armed); IB_EVENT_PATH_MIG: the id takes it, after
+ * which RTS is RTS to RTS (alternate path and migration state only), as
+ * in-tree; refused before establishment and while a LAP is pending.
+ */
+static void ibcm_alt_migrate(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_id_priv *priv = conn_id(test, fd, rec_new(test), true);
+	struct ib_qp_attr attr = {};
+	int mask = 0;
+
+	set_state(priv, IB_CM_REP_SENT);
+	KUNIT_EXPECT_EQ(test, ib_cm_notify(&priv->id, IB_EVENT_PATH_MIG),
+			-EINVAL);
+	/* No alternate path: RTR and RTS as before. */
+	attr.qp_state = IB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_FALSE(test, mask & IB_QP_ALT_PATH);
+	give_alt(priv, fd);
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_TRUE(test, mask & IB_QP_ALT_PATH);
+	KUNIT_EXPECT_EQ(test, attr.alt_port_num, 1);
+	KUNIT_EXPECT_EQ(test, attr.alt_pkey_index, 5);
+	KUNIT_EXPECT_EQ(test, attr.alt_timeout, 19);
+	KUNIT_EXPECT_EQ(test, rdma_ah_get_dlid(&attr.alt_ah_attr), 7);
+	attr.qp_state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_TRUE(test, mask & IB_QP_STATE);
+	KUNIT_EXPECT_TRUE(test, mask & IB_QP_PATH_MIG_STATE);
+	KUNIT_EXPECT_EQ(test, attr.path_mig_state, IB_MIG_REARM);
+	KUNIT_EXPECT_EQ(test, attr.timeout, 17);
+
+	set_state(priv, IB_CM_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, ib_cm_notify(&priv->id, IB_EVENT_PATH_MIG), 0);
+	KUNIT_EXPECT_EQ(test, priv->id.lap_state, IB_CM_LAP_IDLE);
+	attr.qp_state = IB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, rdma_ah_get_dlid(&attr.ah_attr), 7);
+	KUNIT_EXPECT_EQ(test, rdma_ah_get_sl(&attr.ah_attr), 3);
+	attr.qp_state = IB_QPS_INIT;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, attr.pkey_index, 5);
+	attr.qp_state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE);
+	/* Again: nothing changes; with a LAP pending: refused. */
+	KUNIT_EXPECT_EQ(test, ib_cm_notify(&priv->id, IB_EVENT_PATH_MIG), 0);
+	KUNIT_EXPECT_EQ(test, priv->local_ack_timeout, 19);
+	spin_lock(&priv->lock);
+	priv->id.lap_state = IB_CM_LAP_RCVD;
+	spin_unlock(&priv->lock);
+	KUNIT_EXPECT_EQ(test, ib_cm_notify(&priv->id, IB_EVENT_PATH_MIG),
+			-EINVAL);
+	set_state(priv, IB_CM_IDLE);
+}
+
+/* An MRA answers a LAP only while one is pending (state ESTABLISHED). */
+static void ibcm_mra_lap(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct cm_id_priv *priv = conn_id(test, fd, rec_new(test), true);
+
+	set_state(priv, IB_CM_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_mra(&priv->id, 10, NULL, 0), -EINVAL);
+	spin_lock(&priv->lock);
+	priv->id.lap_state = IB_CM_LAP_RCVD;
+	spin_unlock(&priv->lock);
+	/* Delayed: kept for a duplicate of the LAP, nothing sent now. */
+	KUNIT_EXPECT_EQ(test, ib_send_cm_mra(&priv->id,
+					     10 | IB_CM_MRA_FLAG_DELAY,
+					     NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, priv->id.lap_state, IB_CM_MRA_LAP_SENT);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_ESTABLISHED);
+	KUNIT_EXPECT_TRUE(test, priv->mra_delayed);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_mra(&priv->id, 10, NULL, 0), -EINVAL);
+	set_state(priv, IB_CM_IDLE);
+}
+
 static void ibcm_qp_attr_uc(struct kunit *test)
 {
 	struct fake_dev *fd = fake_dev_add(test);
@@ -1068,8 +1243,9 @@ static void ibcm_notify_established(struct kunit *test)
 	struct cm_id_priv *priv = conn_id(test, fd, ctx, true);
 
 	set_state(priv, IB_CM_REP_SENT);
+	/* Not established yet: no migration (ibcm_alt_migrate). */
 	KUNIT_EXPECT_EQ(test, ib_cm_notify(&priv->id, IB_EVENT_PATH_MIG),
-			-EOPNOTSUPP);
+			-EINVAL);
 	KUNIT_EXPECT_EQ(test, ib_cm_notify(&priv->id, IB_EVENT_COMM_EST), 0);
 	wait_events(test, ctx, 1);
 	KUNIT_EXPECT_EQ(test, ctx->type[0], IB_CM_USER_ESTABLISHED);
@@ -2106,6 +2282,9 @@ static struct kunit_case ibcm_msg_cases[] = {
 	KUNIT_CASE(ibcm_msg_rep_fields),
 	KUNIT_CASE_PARAM(ibcm_msg_malformed, bad_gen_params),
 	KUNIT_CASE(ibcm_msg_null),
+	KUNIT_CASE(ibcm_msg_lap_fields),
+	KUNIT_CASE_PARAM(ibcm_ack_timeout, ack_gen_params),
+	KUNIT_CASE(ibcm_path_from_alt),
 	{}
 };
 
@@ -2139,6 +2318,8 @@ static struct kunit_case ibcm_id_cases[] = {
 static struct kunit_case ibcm_conn_cases[] = {
 	KUNIT_CASE(ibcm_qp_attr_rc),
 	KUNIT_CASE(ibcm_qp_attr_uc),
+	KUNIT_CASE(ibcm_alt_migrate),
+	KUNIT_CASE(ibcm_mra_lap),
 	KUNIT_CASE(ibcm_req_timeout),
 	KUNIT_CASE(ibcm_dreq_timeout_timewait),
 	KUNIT_CASE(ibcm_timewait_frees_remote_qp),

@@ -19,6 +19,11 @@
 #define PARITY_RB	"198.18.5.2"
 #define PARITY_RA6	"2001:2:0:5::1"
 #define PARITY_RB6	"2001:2:0:5::2"
+/* InfiniBand: softib ib0's IPoIB netdev holds both (the CA's loopback). */
+#define PARITY_IA	"198.18.6.1"
+#define PARITY_IB	"198.18.6.2"
+#define PARITY_IA6	"2001:2:0:6::1"
+#define PARITY_IB6	"2001:2:0:6::2"
 #define PT_PORT		7300
 #define PT_MAX_EV	16
 #define PT_NO_EVENT	(-1)
@@ -78,5 +83,6 @@ void pt_register_bind(void);
 void pt_register_conn(void);
 void pt_register_roce(void);
 void pt_register_track(void);
+void pt_register_ibcm(void);
 
 #endif /* _CM_PARITY_PT_H */

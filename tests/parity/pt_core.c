@@ -11,14 +11,17 @@
  *
  * Setup (the guest script): siw on one veth end in the initial namespace
  * with PARITY_A, PARITY_B, PARITY_A6 and PARITY_B6 on it; rxe on another
- * with PARITY_RA, PARITY_RB, PARITY_RA6 and PARITY_RB6.
+ * with PARITY_RA, PARITY_RB, PARITY_RA6 and PARITY_RB6; softib ib0 and
+ * ib1 on a veth pair under opensm, ib0's IPoIB netdev with PARITY_IA,
+ * PARITY_IB, PARITY_IA6 and PARITY_IB6.
  *
  *   echo all >/sys/kernel/debug/cm_parity/run	   (or a scenario name)
  *   echo narrow >/sys/kernel/debug/cm_parity/run	   (port range narrowed)
  *   cat /sys/kernel/debug/cm_parity/trace
  *
  * This file: the toolkit (pt.h) and the debugfs front end. The scenarios
- * live in sc_calls.c, sc_bind.c, sc_conn.c and (RoCE, rxe) sc_roce.c.
+ * live in sc_calls.c, sc_bind.c, sc_conn.c, sc_roce.c (RoCE and IB, through
+ * ib_cm) and sc_ibcm.c (ib_cm's own API on IB: alternate paths, LAP).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -214,6 +217,17 @@ static void pt_log_ib(struct pt_id *p, struct rdma_cm_id *id,
 		       has_grh ? grh->sgid_index : 0,
 		       has_grh ? grh->hop_limit : 0,
 		       has_grh ? grh->traffic_class : 0);
+		/* (A multicast LID is the SM's choice of the moment.) */
+		if (ah->type == RDMA_AH_ATTR_TYPE_IB &&
+		    rdma_ah_get_dlid(ah) >= be16_to_cpu(IB_MULTICAST_LID_BASE))
+			pt_log("    ud: dlid=multicast path_bits=%u rate=%u\n",
+			       rdma_ah_get_path_bits(ah),
+			       rdma_ah_get_static_rate(ah));
+		else if (ah->type == RDMA_AH_ATTR_TYPE_IB)
+			pt_log("    ud: dlid=%u path_bits=%u rate=%u\n",
+			       rdma_ah_get_dlid(ah),
+			       rdma_ah_get_path_bits(ah),
+			       rdma_ah_get_static_rate(ah));
 	} else if (id->qp_type == IB_QPT_RC &&
 		   (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST ||
 		    ev->event == RDMA_CM_EVENT_ESTABLISHED)) {
@@ -473,8 +487,9 @@ void pt_call(struct pt_id *p, const char *what, int ret)
 	if (id->device)
 		pt_log("  %s: %s -> %d state=%s port=%s dev=%s/%u\n", p->name,
 		       what, ret, pt_state(id), port,
-		       rdma_protocol_iwarp(id->device, id->port_num) ?
-		       "siw" : "rxe", id->port_num);
+		       rdma_protocol_iwarp(id->device, id->port_num) ? "siw" :
+		       rdma_protocol_roce(id->device, id->port_num) ? "rxe" :
+		       "ib", id->port_num);
 	else
 		pt_log("  %s: %s -> %d state=%s port=%s dev=-\n", p->name,
 		       what, ret, pt_state(id), port);
@@ -625,6 +640,7 @@ static int __init pt_init(void)
 	pt_register_conn();
 	pt_register_roce();
 	pt_register_track();
+	pt_register_ibcm();
 
 	pt_dir = debugfs_create_dir("cm_parity", NULL);
 	debugfs_create_file("run", 0200, pt_dir, NULL, &pt_run_fops);

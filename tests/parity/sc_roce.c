@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cm_parity scenarios over RoCE (rxe loopback on one device, through
- * ib_cm): resolution, RC connect/accept/reject with private data up to the
+ * cm_parity scenarios through ib_cm, each run on two fabrics: RoCE (rxe
+ * loopback on one device) and native InfiniBand (softib under opensm, both
+ * IPoIB addresses on one CA: its loopback; SA path records, SA multicast
+ * joins): resolution, RC connect/accept/reject with private data up to the
  * IB CM's limits, disconnect and destroy, UD (SIDR), QP options, and
  * multicast on UD ids.
  */
@@ -17,6 +19,29 @@
 #define MC_G1		"239.5.0.1"
 #define MC_G2		"239.5.0.2"
 #define MC_G6		"ff0e::5:1"
+
+/* A fabric: the prefix of its scenario names and its addresses. */
+struct sc_fabric {
+	const char *pfx;
+	const char *a, *b, *a6, *b6;
+};
+
+static const struct sc_fabric sc_fabrics[] = {
+	{ "roce", PARITY_RA, PARITY_RB, PARITY_RA6, PARITY_RB6 },
+	{ "ib", PARITY_IA, PARITY_IB, PARITY_IA6, PARITY_IB6 },
+};
+
+#define FAB_SHIFT	8
+
+/* The running scenario's fabric (scenarios run one at a time). */
+static const struct sc_fabric *fab = &sc_fabrics[0];
+
+/* A scenario's own argument; @fab from the rest. */
+static int sc_arg(int arg)
+{
+	fab = &sc_fabrics[arg >> FAB_SHIFT];
+	return arg & (BIT(FAB_SHIFT) - 1);
+}
 
 /* The resolved route of @p: what the path record holds. */
 static void rc_route(struct pt_id *p)
@@ -34,20 +59,29 @@ static void rc_route(struct pt_id *p)
 	pt_log("  %s: route: pkey=%#x mtu=%u hop=%u tclass=%u sl=%u\n",
 	       p->name, be16_to_cpu(pr->pkey), pr->mtu, pr->hop_limit,
 	       pr->traffic_class, pr->sl);
+	if (pr->rec_type == SA_PATH_REC_TYPE_IB)
+		pt_log("  %s: route: slid=%u dlid=%u rate=%u plt=%u\n",
+		       p->name, be32_to_cpu(sa_path_get_slid(pr)),
+		       be32_to_cpu(sa_path_get_dlid(pr)), pr->rate,
+		       pr->packet_life_time);
 }
 
 /* Resolution on RoCE: to B, to B6, from an explicit source. */
 static void sc_resolve(int arg)
 {
-	static const char * const dst[] = { PARITY_RB, PARITY_RB6, PARITY_RB };
 	struct pt_id c = {};
+	const char *dst[3];
 
+	arg = sc_arg(arg);
+	dst[0] = fab->b;
+	dst[1] = fab->b6;
+	dst[2] = fab->b;
 	if (pt_create(&c, "client"))
 		return;
 	if (arg == 2) {
 		pt_call(&c, "resolve_addr from A",
-			rdma_resolve_addr(c.id, pt_psa(PARITY_RA, 0),
-					  pt_psa(PARITY_RB, RC_PORT), 2000));
+			rdma_resolve_addr(c.id, pt_psa(fab->a, 0),
+					  pt_psa(fab->b, RC_PORT), 2000));
 		if (pt_wait(&c, RDMA_CM_EVENT_ADDR_RESOLVED)) {
 			pt_call(&c, "resolve_route",
 				rdma_resolve_route(c.id, 2000));
@@ -68,8 +102,8 @@ static bool rc_pair(struct pt_id *l, struct pt_id *c, u16 port,
 {
 	if (pt_create(l, "listener") || pt_create(c, "client"))
 		return false;
-	pt_listen(l, PARITY_RB, port, mode);
-	return !pt_connect(c, PARITY_RB, port, pdlen);
+	pt_listen(l, fab->b, port, mode);
+	return !pt_connect(c, fab->b, port, pdlen);
 }
 
 static bool rc_established(struct pt_id *l, struct pt_id *c)
@@ -106,22 +140,23 @@ static const struct {
 	int what;
 	u8 len;
 } pd_cases[] = {
-	{ "roce-pd-connect-0", PD_CONNECT, 0 },
-	{ "roce-pd-connect-1", PD_CONNECT, 1 },
-	{ "roce-pd-connect-56", PD_CONNECT, 56 },
-	{ "roce-pd-connect-57", PD_CONNECT, 57 },
-	{ "roce-pd-accept-0", PD_ACCEPT, 0 },
-	{ "roce-pd-accept-1", PD_ACCEPT, 1 },
-	{ "roce-pd-accept-196", PD_ACCEPT, 196 },
-	{ "roce-pd-accept-197", PD_ACCEPT, 197 },
-	{ "roce-pd-reject-0", PD_REJECT, 0 },
-	{ "roce-pd-reject-5", PD_REJECT, 5 },
-	{ "roce-pd-reject-148", PD_REJECT, 148 },
-	{ "roce-pd-reject-149", PD_REJECT, 149 },
+	{ "pd-connect-0", PD_CONNECT, 0 },
+	{ "pd-connect-1", PD_CONNECT, 1 },
+	{ "pd-connect-56", PD_CONNECT, 56 },
+	{ "pd-connect-57", PD_CONNECT, 57 },
+	{ "pd-accept-0", PD_ACCEPT, 0 },
+	{ "pd-accept-1", PD_ACCEPT, 1 },
+	{ "pd-accept-196", PD_ACCEPT, 196 },
+	{ "pd-accept-197", PD_ACCEPT, 197 },
+	{ "pd-reject-0", PD_REJECT, 0 },
+	{ "pd-reject-5", PD_REJECT, 5 },
+	{ "pd-reject-148", PD_REJECT, 148 },
+	{ "pd-reject-149", PD_REJECT, 149 },
 };
 
-static void sc_pd(int i)
+static void sc_pd(int arg)
 {
+	int i = sc_arg(arg);
 	int what = pd_cases[i].what;
 	u8 len = pd_cases[i].len;
 	struct pt_id l = {}, c = {};
@@ -129,9 +164,9 @@ static void sc_pd(int i)
 	if (pt_create(&l, "listener") || pt_create(&c, "client"))
 		goto out;
 	l.pdlen = what == PD_CONNECT ? 8 : len;
-	pt_listen(&l, PARITY_RB, RC_PORT + 1,
+	pt_listen(&l, fab->b, RC_PORT + 1,
 		  what == PD_REJECT ? PT_REJECT : PT_ACCEPT);
-	if (pt_connect(&c, PARITY_RB, RC_PORT + 1,
+	if (pt_connect(&c, fab->b, RC_PORT + 1,
 		       what == PD_CONNECT ? len : 3))
 		goto out;
 	if (what == PD_ACCEPT && len > 196) {
@@ -154,9 +189,10 @@ static void sc_no_listener(int arg)
 {
 	struct pt_id c = {};
 
+	sc_arg(arg);
 	if (pt_create(&c, "client"))
 		return;
-	if (!pt_connect(&c, PARITY_RB, RC_PORT + 2, 4))
+	if (!pt_connect(&c, fab->b, RC_PORT + 2, 4))
 		pt_wait(&c, RDMA_CM_EVENT_REJECTED);
 	pt_call(&c, "after", 0);
 	pt_connect_param(&c, 0, 1, 1);	/* again */
@@ -166,12 +202,13 @@ static void sc_no_listener(int arg)
 /* Disconnect from the active side, the passive side, both. */
 enum { DC_ACTIVE, DC_PASSIVE, DC_BOTH, DC_COUNT };
 static const char * const dc_names[] = {
-	"roce-disconnect-active", "roce-disconnect-passive",
-	"roce-disconnect-both",
+	"disconnect-active", "disconnect-passive",
+	"disconnect-both",
 };
 
-static void sc_disconnect(int how)
+static void sc_disconnect(int arg)
 {
+	int how = sc_arg(arg);
 	struct pt_id l = {}, c = {};
 
 	if (!rc_pair(&l, &c, RC_PORT + 3, PT_ACCEPT, 0) ||
@@ -201,14 +238,15 @@ enum {
 };
 
 static const char * const ds_names[] = {
-	"roce-destroy-addr-resolved", "roce-destroy-route-resolved",
-	"roce-destroy-established-active", "roce-destroy-established-passive",
-	"roce-destroy-listener-keeps-child",
-	"roce-destroy-client-request-pending",
+	"destroy-addr-resolved", "destroy-route-resolved",
+	"destroy-established-active", "destroy-established-passive",
+	"destroy-listener-keeps-child",
+	"destroy-client-request-pending",
 };
 
-static void sc_destroy(int how)
+static void sc_destroy(int arg)
 {
+	int how = sc_arg(arg);
 	struct pt_id l = {}, c = {};
 
 	if (how == DS_ADDR || how == DS_ROUTE) {
@@ -216,7 +254,7 @@ static void sc_destroy(int how)
 			return;
 		pt_call(&c, "resolve_addr",
 			rdma_resolve_addr(c.id, NULL,
-					  pt_psa(PARITY_RB, RC_PORT + 4), 2000));
+					  pt_psa(fab->b, RC_PORT + 4), 2000));
 		if (pt_wait(&c, RDMA_CM_EVENT_ADDR_RESOLVED) &&
 		    how == DS_ROUTE) {
 			pt_call(&c, "resolve_route",
@@ -268,23 +306,24 @@ static const struct {
 	enum rdma_cm_event_type ev;
 	bool passive;
 } hd_cases[] = {
-	{ "roce-handler-destroys-addr-resolved", RDMA_CM_EVENT_ADDR_RESOLVED },
-	{ "roce-handler-destroys-route-resolved", RDMA_CM_EVENT_ROUTE_RESOLVED },
-	{ "roce-handler-destroys-connect-request",
+	{ "handler-destroys-addr-resolved", RDMA_CM_EVENT_ADDR_RESOLVED },
+	{ "handler-destroys-route-resolved", RDMA_CM_EVENT_ROUTE_RESOLVED },
+	{ "handler-destroys-connect-request",
 	  RDMA_CM_EVENT_CONNECT_REQUEST, true },
-	{ "roce-handler-destroys-established-active",
+	{ "handler-destroys-established-active",
 	  RDMA_CM_EVENT_ESTABLISHED },
-	{ "roce-handler-destroys-established-passive",
+	{ "handler-destroys-established-passive",
 	  RDMA_CM_EVENT_ESTABLISHED, true },
-	{ "roce-handler-destroys-disconnected-active",
+	{ "handler-destroys-disconnected-active",
 	  RDMA_CM_EVENT_DISCONNECTED },
-	{ "roce-handler-destroys-disconnected-passive",
+	{ "handler-destroys-disconnected-passive",
 	  RDMA_CM_EVENT_DISCONNECTED, true },
-	{ "roce-handler-destroys-rejected", RDMA_CM_EVENT_REJECTED },
+	{ "handler-destroys-rejected", RDMA_CM_EVENT_REJECTED },
 };
 
-static void sc_handler_destroy(int i)
+static void sc_handler_destroy(int arg)
 {
+	int i = sc_arg(arg);
 	enum rdma_cm_event_type ev = hd_cases[i].ev;
 	bool passive = hd_cases[i].passive;
 	u16 port = RC_PORT + 5;
@@ -296,20 +335,20 @@ static void sc_handler_destroy(int i)
 		l.destroy_on = ev;
 	else
 		c.destroy_on = ev;
-	pt_listen(&l, PARITY_RB, port,
+	pt_listen(&l, fab->b, port,
 		  ev == RDMA_CM_EVENT_REJECTED ? PT_REJECT : PT_ACCEPT);
 	if (ev == RDMA_CM_EVENT_ADDR_RESOLVED) {
 		pt_call(&c, "resolve_addr",
-			rdma_resolve_addr(c.id, NULL, pt_psa(PARITY_RB, port),
+			rdma_resolve_addr(c.id, NULL, pt_psa(fab->b, port),
 					  2000));
 		pt_wait(&c, ev);
 		goto out;
 	}
 	if (ev == RDMA_CM_EVENT_ROUTE_RESOLVED) {
-		pt_resolve(&c, PARITY_RB, port);
+		pt_resolve(&c, fab->b, port);
 		goto out;
 	}
-	if (pt_connect(&c, PARITY_RB, port, 0))
+	if (pt_connect(&c, fab->b, port, 0))
 		goto out;
 	if (ev == RDMA_CM_EVENT_REJECTED ||
 	    ev == RDMA_CM_EVENT_CONNECT_REQUEST) {
@@ -359,14 +398,15 @@ static void rc_qp_attr(struct pt_id *p)
 }
 
 /* set_service_type, set_ack_timeout, set_min_rnr_timer, then connect. */
-static void sc_options(int set)
+static void sc_options(int arg)
 {
+	int set = sc_arg(arg);
 	u16 port = RC_PORT + 6;
 	struct pt_id l = {}, c = {};
 
 	if (pt_create(&l, "listener") || pt_create(&c, "client"))
 		goto out;
-	pt_listen(&l, PARITY_RB, port, PT_ACCEPT);
+	pt_listen(&l, fab->b, port, PT_ACCEPT);
 	if (set) {
 		rdma_set_service_type(c.id, 32);
 		pt_call(&c, "set_service_type(32)", 0);
@@ -375,7 +415,7 @@ static void sc_options(int set)
 		pt_call(&c, "set_min_rnr_timer(12)",
 			rdma_set_min_rnr_timer(c.id, 12));
 	}
-	if (!pt_resolve(&c, PARITY_RB, port))
+	if (!pt_resolve(&c, fab->b, port))
 		goto out;
 	rc_route(&c);
 	pt_log("  client: create_qp -> %d\n", pt_qp(&c));
@@ -397,9 +437,9 @@ enum {
 };
 
 static const char * const ud_names[] = {
-	"roce-ud-sidr", "roce-ud-sidr-pd-180", "roce-ud-sidr-pd-181",
-	"roce-ud-accept-pd-136", "roce-ud-accept-pd-137", "roce-ud-reject",
-	"roce-ud-no-listener",
+	"ud-sidr", "ud-sidr-pd-180", "ud-sidr-pd-181",
+	"ud-accept-pd-136", "ud-accept-pd-137", "ud-reject",
+	"ud-no-listener",
 };
 
 static int ud_create(struct pt_id *p, const char *name)
@@ -407,8 +447,9 @@ static int ud_create(struct pt_id *p, const char *name)
 	return pt_create_ps(p, name, RDMA_PS_UDP, IB_QPT_UD);
 }
 
-static void sc_ud(int how)
+static void sc_ud(int arg)
 {
+	int how = sc_arg(arg);
 	static const u8 req_pd[] = { [UD_REQ_MAX] = 180, [UD_REQ_OVER] = 181 };
 	static const u8 rep_pd[] = { [UD_REP_MAX] = 136, [UD_REP_OVER] = 137 };
 	u16 port = UD_PORT + (how == UD_NOBODY);
@@ -419,13 +460,13 @@ static void sc_ud(int how)
 		goto out;
 	l.pdlen = how < ARRAY_SIZE(rep_pd) && rep_pd[how] ? rep_pd[how] : 8;
 	if (how != UD_NOBODY)
-		pt_listen(&l, PARITY_RB, port,
+		pt_listen(&l, fab->b, port,
 			  how == UD_REJECT ? PT_REJECT : PT_ACCEPT);
 	/* No set_min_rnr_timer(): in-tree WARNs on a UD id. */
 	if (how == UD_OK)
 		pt_call(&c, "set_ack_timeout(16)",
 			rdma_set_ack_timeout(c.id, 16));
-	if (pt_connect(&c, PARITY_RB, port,
+	if (pt_connect(&c, fab->b, port,
 		       how < ARRAY_SIZE(req_pd) && req_pd[how] ?
 		       req_pd[how] : 4))
 		goto out;
@@ -486,14 +527,15 @@ enum {
 };
 
 static const char * const mc_names[] = {
-	"roce-mc-join", "roce-mc-two-groups", "roce-mc-same-group-twice",
-	"roce-mc-leave-unjoined", "roce-mc-unicast-address", "roce-mc-rc-id",
-	"roce-mc-idle", "roce-mc-bound", "roce-mc-sendonly", "roce-mc-ipv6",
-	"roce-mc-destroy-joined",
+	"mc-join", "mc-two-groups", "mc-same-group-twice",
+	"mc-leave-unjoined", "mc-unicast-address", "mc-rc-id",
+	"mc-idle", "mc-bound", "mc-sendonly", "mc-ipv6",
+	"mc-destroy-joined",
 };
 
-static void sc_mc(int how)
+static void sc_mc(int arg)
 {
+	int how = sc_arg(arg);
 	const u8 full = BIT(FULLMEMBER_JOIN);
 	struct pt_id m = {};
 
@@ -505,14 +547,14 @@ static void sc_mc(int how)
 		mc_join(&m, MC_G1, full);
 		goto out;
 	case MC_BOUND:
-		pt_call(&m, "bind", rdma_bind_addr(m.id, pt_psa(PARITY_RA, 0)));
+		pt_call(&m, "bind", rdma_bind_addr(m.id, pt_psa(fab->a, 0)));
 		break;
 	case MC_RC:
-		if (!pt_resolve(&m, PARITY_RB, RC_PORT + 7))
+		if (!pt_resolve(&m, fab->b, RC_PORT + 7))
 			goto out;
 		break;
 	case MC_V6:
-		if (!mc_resolve(&m, PARITY_RA6, MC_G6))
+		if (!mc_resolve(&m, fab->a6, MC_G6))
 			goto out;
 		if (!mc_join(&m, MC_G6, full) &&
 		    pt_wait_any(&m, RDMA_CM_EVENT_MULTICAST_JOIN,
@@ -520,7 +562,7 @@ static void sc_mc(int how)
 			mc_leave(&m, MC_G6);
 		goto out;
 	default:
-		if (!mc_resolve(&m, PARITY_RA, MC_G1))
+		if (!mc_resolve(&m, fab->a, MC_G1))
 			goto out;
 	}
 	switch (how) {
@@ -548,10 +590,10 @@ static void sc_mc(int how)
 		mc_leave(&m, MC_G1);
 		break;
 	case MC_UNICAST:
-		if (!mc_join(&m, PARITY_RB, full)) {
+		if (!mc_join(&m, fab->b, full)) {
 			pt_wait_any(&m, RDMA_CM_EVENT_MULTICAST_JOIN,
 				    RDMA_CM_EVENT_MULTICAST_ERROR);
-			mc_leave(&m, PARITY_RB);
+			mc_leave(&m, fab->b);
 		}
 		break;
 	case MC_SENDONLY:
@@ -575,26 +617,37 @@ out:
 	pt_destroy(&m);
 }
 
+/* pt_add() with the fabric's prefix and its bits in @arg. */
+static void sc_add(int f, const char *name, void (*fn)(int arg), int arg)
+{
+	char full[48];
+
+	snprintf(full, sizeof(full), "%s-%s", sc_fabrics[f].pfx, name);
+	pt_add(full, fn, arg | f << FAB_SHIFT, false);
+}
+
 void pt_register_roce(void)
 {
-	int i;
+	int f, i;
 
-	pt_add("roce-resolve", sc_resolve, 0, false);
-	pt_add("roce-resolve-v6", sc_resolve, 1, false);
-	pt_add("roce-resolve-from-A", sc_resolve, 2, false);
-	for (i = 0; i < ARRAY_SIZE(pd_cases); i++)
-		pt_add(pd_cases[i].name, sc_pd, i, false);
-	pt_add("roce-no-listener", sc_no_listener, 0, false);
-	for (i = 0; i < DC_COUNT; i++)
-		pt_add(dc_names[i], sc_disconnect, i, false);
-	for (i = 0; i < DS_COUNT; i++)
-		pt_add(ds_names[i], sc_destroy, i, false);
-	for (i = 0; i < ARRAY_SIZE(hd_cases); i++)
-		pt_add(hd_cases[i].name, sc_handler_destroy, i, false);
-	pt_add("roce-options-default", sc_options, 0, false);
-	pt_add("roce-options-set", sc_options, 1, false);
-	for (i = 0; i < UD_COUNT; i++)
-		pt_add(ud_names[i], sc_ud, i, false);
-	for (i = 0; i < MC_COUNT; i++)
-		pt_add(mc_names[i], sc_mc, i, false);
+	for (f = 0; f < ARRAY_SIZE(sc_fabrics); f++) {
+		sc_add(f, "resolve", sc_resolve, 0);
+		sc_add(f, "resolve-v6", sc_resolve, 1);
+		sc_add(f, "resolve-from-A", sc_resolve, 2);
+		for (i = 0; i < ARRAY_SIZE(pd_cases); i++)
+			sc_add(f, pd_cases[i].name, sc_pd, i);
+		sc_add(f, "no-listener", sc_no_listener, 0);
+		for (i = 0; i < DC_COUNT; i++)
+			sc_add(f, dc_names[i], sc_disconnect, i);
+		for (i = 0; i < DS_COUNT; i++)
+			sc_add(f, ds_names[i], sc_destroy, i);
+		for (i = 0; i < ARRAY_SIZE(hd_cases); i++)
+			sc_add(f, hd_cases[i].name, sc_handler_destroy, i);
+		sc_add(f, "options-default", sc_options, 0);
+		sc_add(f, "options-set", sc_options, 1);
+		for (i = 0; i < UD_COUNT; i++)
+			sc_add(f, ud_names[i], sc_ud, i);
+		for (i = 0; i < MC_COUNT; i++)
+			sc_add(f, mc_names[i], sc_mc, i);
+	}
 }

@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""cmfuzz: craft, inject and fuzz IB CM MADs at a RoCEv2 port (rdma_rxe).
+"""cmfuzz: craft, inject and fuzz IB CM MADs at a RoCEv2 port (rdma_rxe) or
+a native IB port (softib).
 
 Runs inside the test VM. It plays a remote CM that exists only on the wire:
 frames are written with an AF_PACKET socket on one end of a veth pair whose
-other end carries the rxe device under test, and the CM's answers are read
-back from the same socket. Each frame is Ethernet / IPv4 / UDP 4791 / BTH /
-DETH / a 256-byte CM MAD / ICRC, sent to QP1 (GSI) with the GSI Q_Key, so
-the MAD reaches the CM through the stock rxe, ib_mad and (ours or the
-in-tree) ib_cm exactly as a peer's would.
+other end carries the device under test, and the CM's answers are read
+back from the same socket. RoCEv2 (default): each frame is Ethernet / IPv4 /
+UDP 4791 / BTH / DETH / a 256-byte CM MAD / ICRC; softib (--transport
+softib): Ethernet (EtherType 0x88b5) / LRH / BTH / DETH / MAD / ICRC from a
+LID of its own; either way to QP1 (GSI) with the GSI Q_Key, so the MAD
+reaches the CM through the stock driver (or softib), ib_mad and (ours or
+the in-tree) ib_cm exactly as a peer's would. On IB the fuzzer also sends
+RTUs (established connections) and well-formed LAPs for them, mutated or
+not, so that a LAP reaches the alternate path code.
 
 Scenarios (each prints "ok: ..." lines, or "FAIL: ..." and exits 1):
   stale         a REQ, then a REQ with a new comm id from the same remote
@@ -135,10 +140,12 @@ class Wire:
             left = end - time.monotonic()
             if left <= 0 or not select.select([self.sock], [], [], left)[0]:
                 return
-            f = self.sock.recv(4096)
-            mad = parse_frame(f, self.dst_ip)
+            mad = self.parse(self.sock.recv(4096))
             if mad is not None:
                 yield mad
+
+    def parse(self, f):
+        return parse_frame(f, self.dst_ip)
 
     def expect(self, attr, timeout, match=lambda m: True):
         """The first CM MAD of @attr that @match accepts, or None."""
@@ -146,6 +153,61 @@ class Wire:
             if m.attr == attr and match(m):
                 return m
         return None
+
+
+ETH_P_SOFTIB = 0x88b5
+
+
+def softib_icrc(pkt):
+    """IB ICRC (no GRH): CRC-32 over the packet with the LRH's VL and the
+    BTH's resv8a set to ones, least significant byte first."""
+    b = bytearray(pkt)
+    b[0] |= 0xf0
+    b[8 + 4] = 0xff
+    return struct.pack('<I', zlib.crc32(bytes(b)) & 0xffffffff)
+
+
+class SoftibWire(Wire):
+    """The fake peer on a softib link: IB packets in Ethernet frames, from
+    LID @src_lid to @dst_lid; answers are the frames to @src_lid."""
+
+    def __init__(self, iface, src_lid, dst_lid):
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                                  socket.htons(ETH_P_SOFTIB))
+        self.sock.bind((iface, ETH_P_SOFTIB))
+        with open('/sys/class/net/%s/address' % iface) as f:
+            self.src_mac = mac_bytes(f.read().strip())
+        self.src_lid, self.dst_lid = src_lid, dst_lid
+        self.sent = 0
+
+    def send_mad(self, mad, pkey=0xffff, qkey=GSI_QKEY, dst_qp=1):
+        assert len(mad) == MAD_SIZE
+        bth = struct.pack('>BBHII', BTH_UD_SEND_ONLY, 0, pkey,
+                          dst_qp & 0xffffff, self.sent & 0xffffff)
+        deth = struct.pack('>II', qkey, 1)
+        words = (8 + len(bth) + len(deth) + MAD_SIZE + 4) // 4
+        lrh = struct.pack('>BBHHH', 0, 2, self.dst_lid, words, self.src_lid)
+        pkt = lrh + bth + deth + mad
+        self.sock.send(b'\xff' * 6 + self.src_mac +
+                       struct.pack('>H', ETH_P_SOFTIB) + pkt + softib_icrc(pkt))
+        self.sent += 1
+
+    def parse(self, f):
+        """The CM MAD of a UD packet to our LID (no GRH), else None."""
+        f = f[14:]
+        if len(f) < 8 + 12 + 8 + MAD_SIZE + 4 or f[1] & 3 != 2:
+            return None
+        dlid, words = struct.unpack_from('>HH', f, 2)
+        if dlid != self.src_lid or f[8] != BTH_UD_SEND_ONLY:
+            return None
+        end = words * 4 - 4
+        mad = f[28:28 + MAD_SIZE]
+        if mad[1] != CM_CLASS:
+            return None
+        if softib_icrc(f[:end]) != f[end:end + 4]:
+            raise SystemExit('FAIL: the ICRC of a packet from the device '
+                             'differs from ours: cmfuzz computes it wrongly')
+        return Mad(mad)
 
 
 class Mad:
@@ -209,7 +271,7 @@ def cma_private_data(src_ip, src_port, dst_ip):
 
 
 def build_req(comm_id, qpn, guid, sid, src_ip, dst_ip, src_port, tid,
-              psn=0x1234, mtu=3, pd=None):
+              psn=0x1234, mtu=3, pd=None, ib=None):
     b = bytearray(232)
     struct.pack_into('>I', b, 0, comm_id)
     struct.pack_into('>Q', b, 8, sid)
@@ -223,11 +285,15 @@ def build_req(comm_id, qpn, guid, sid, src_ip, dst_ip, src_port, tid,
     struct.pack_into('>H', b, 48, 0xffff)           # P_Key
     b[50] = (mtu << 4) | 7                          # MTU, RNR retry 7
     b[51] = (15 << 4)                               # max CM retries
-    struct.pack_into('>HH', b, 52, 0xffff, 0xffff)  # permissive LIDs (RoCE)
-    b[56:72] = gid_v4(src_ip)                       # primary local GID
-    b[72:88] = gid_v4(dst_ip)                       # primary remote GID
+    if ib:                                          # LIDs, port GIDs
+        struct.pack_into('>HH', b, 52, ib.src_lid, ib.dst_lid)
+        b[56:72], b[72:88] = ib.src_gid, ib.dst_gid
+    else:
+        struct.pack_into('>HH', b, 52, 0xffff, 0xffff)  # permissive (RoCE)
+        b[56:72] = gid_v4(src_ip)                   # primary local GID
+        b[72:88] = gid_v4(dst_ip)                   # primary remote GID
     b[91] = 3                                       # packet rate 10 Gb/s
-    b[93] = 64                                      # hop limit
+    b[93] = 0 if ib else 64                         # hop limit
     b[94] = 0x08                                    # SL 0, subnet local
     b[95] = 18 << 3                                 # local ACK timeout
     data = pd if pd is not None else cma_private_data(src_ip, src_port, dst_ip)
@@ -247,6 +313,22 @@ def build_rej(local, remote, tid, reason, msg_rejected=2, ari=b''):
 def build_dreq(local, remote, qpn, tid):
     return build_two_ids(ATTR['DREQ'], local, remote, tid,
                          struct.pack('>I', qpn << 8))
+
+
+def build_lap(local, remote, qpn, tid, ib, rng):
+    """A well-formed LAP (IB): an alternate path between the same ports,
+    on a random SL, rate and ACK timeout, with private data."""
+    b = bytearray(232)
+    struct.pack_into('>III', b, 0, local, remote, 0)
+    struct.pack_into('>I', b, 12, (qpn << 8) | (18 << 3))
+    struct.pack_into('>HH', b, 20, ib.src_lid, ib.dst_lid)
+    b[24:40], b[40:56] = ib.src_gid, ib.dst_gid
+    struct.pack_into('>I', b, 56, rng.randrange(1 << 20) << 12)
+    b[61] = rng.randrange(2, 17)                    # packet rate
+    b[62] = (rng.randrange(16) << 4) | 0x08         # SL, subnet local
+    b[63] = rng.randrange(32) << 3                  # local ACK timeout
+    b[64:64 + 168] = bytes(rng.randrange(256) for _ in range(168))
+    return finish(ATTR['LAP'], tid, b)
 
 
 class Peer:
@@ -276,7 +358,8 @@ class Peer:
         self.next_port += 1
         a = self.args
         return build_req(comm_id, qpn, self.guid, RDMA_PS_TCP_SID | a.port,
-                         a.src_ip, a.dst_ip, self.next_port, self.tid(), **kw)
+                         a.src_ip, a.dst_ip, self.next_port, self.tid(),
+                         ib=self.args.ib, **kw)
 
 
 def answers_req(comm_id):
@@ -374,12 +457,24 @@ def scenario_fuzz(w, peer, args):
             if rep:
                 live.append((cid, rep.u32(0), q))
                 live = live[-8:]
+                if args.ib and rng.random() < 0.5:   # established
+                    w.send_mad(build_two_ids(ATTR['RTU'], cid, rep.u32(0),
+                                             rep.tid))
+                    n += 1
             continue
         cid, their, q = rng.choice(live)
-        kind = rng.choice(('REP', 'RTU', 'REJ', 'MRA', 'DREQ', 'DREP', 'LAP',
-                           'APR', 'SIDR_REQ', 'REQ', 'random'))
+        kinds = ['REP', 'RTU', 'REJ', 'MRA', 'DREQ', 'DREP', 'LAP', 'APR',
+                 'SIDR_REQ', 'REQ', 'random']
+        if args.ib:
+            kinds += ['LAP-IB'] * 4
+        kind = rng.choice(kinds)
         tid = peer.tid()
-        if kind == 'random':
+        if kind == 'LAP-IB':
+            mad = build_lap(cid, their, q, tid, args.ib, rng)
+            if rng.random() < 0.3:          # once more: a duplicate
+                w.send_mad(mad)
+                n += 1
+        elif kind == 'random':
             mad = bytes(rng.randrange(256) for _ in range(MAD_SIZE))
             mad = mad[:1] + bytes([CM_CLASS, CM_CLASS_VERSION]) + mad[3:]
         elif kind == 'REQ':
@@ -401,8 +496,8 @@ def scenario_fuzz(w, peer, args):
     for m in w.recv_mads(0.5):
         answers[m.name()] = answers.get(m.name(), 0) + 1
     dt = time.monotonic() - t0
-    print('ok: fuzz seed %d: %d MADs in %.1f s; sent %s; answers %s' % (
-        args.seed, n, dt,
+    print('ok: fuzz seed %d (%s): %d MADs in %.1f s; sent %s; answers %s' % (
+        args.seed, args.transport, n, dt,
         ' '.join('%s=%d' % kv for kv in sorted(counts.items())),
         ' '.join('%s=%d' % kv for kv in sorted(answers.items())) or 'none'))
     # The CM must still answer a fresh, valid REQ.
@@ -432,10 +527,17 @@ def main():
     p.add_argument('scenario', choices=('stale', 'dreq-unknown', 'fuzz',
                                         'alive'))
     p.add_argument('--iface', required=True, help='the fake peer\'s netdev')
-    p.add_argument('--src-mac', required=True)
-    p.add_argument('--dst-mac', required=True)
+    p.add_argument('--transport', choices=('roce', 'softib'), default='roce')
+    p.add_argument('--src-mac', help='RoCE: the fake peer\'s MAC')
+    p.add_argument('--dst-mac', help='RoCE: the rxe port\'s MAC')
+    p.add_argument('--src-lid', type=lambda x: int(x, 0),
+                   help='softib: the fake peer\'s LID (nobody else\'s)')
+    p.add_argument('--dst-lid', type=lambda x: int(x, 0),
+                   help='softib: the port\'s LID')
+    p.add_argument('--src-gid', help='softib: the fake peer\'s GID (hex)')
+    p.add_argument('--dst-gid', help='softib: the port\'s GID (hex)')
     p.add_argument('--src-ip', required=True, help='the fake peer\'s IP')
-    p.add_argument('--dst-ip', required=True, help='the rxe port\'s IP')
+    p.add_argument('--dst-ip', required=True, help='the port\'s IP')
     p.add_argument('--port', type=int, required=True,
                    help='the rdma_cm listener\'s TCP port space port')
     p.add_argument('--seed', type=int,
@@ -445,8 +547,16 @@ def main():
                    help='seconds to wait for an answer')
     args = p.parse_args()
     rng = random.Random(args.seed)
-    w = Wire(args.iface, args.src_mac, args.dst_mac, args.src_ip,
-             args.dst_ip)
+    args.ib = None
+    if args.transport == 'softib':
+        args.ib = argparse.Namespace(
+            src_lid=args.src_lid, dst_lid=args.dst_lid,
+            src_gid=bytes.fromhex(args.src_gid.replace(':', '')),
+            dst_gid=bytes.fromhex(args.dst_gid.replace(':', '')))
+        w = SoftibWire(args.iface, args.src_lid, args.dst_lid)
+    else:
+        w = Wire(args.iface, args.src_mac, args.dst_mac, args.src_ip,
+                 args.dst_ip)
     peer = Peer(args, rng)
     fn = {'stale': scenario_stale, 'dreq-unknown': scenario_dreq_unknown,
           'fuzz': scenario_fuzz, 'alive': scenario_alive}[args.scenario]
