@@ -4,7 +4,8 @@
  *
  * Contexts:
  *  - the exported API runs in process context and may sleep, except
- *    ib_cm_notify() (any context: it only sets a bit and queues work),
+ *    ib_cm_notify() (any context: from an interrupt or softirq it only sets
+ *    a bit and queues work; from a task it may take the id's lock),
  *    ib_cm_init_qp_attr() and ibcm_reject_msg();
  *  - the MAD layer calls our send and receive handlers from its
  *    workqueues (process context);
@@ -328,6 +329,13 @@ struct cm_event_elem {
 	struct cm_id_priv *listen;	/* REQ/SIDR_REQ: ref on the listener */
 };
 
+/* A path the id left (migration, a new LAP): freed with the id. */
+struct cm_old_av {
+	struct list_head entry;		/* on cm_id_priv.old_avs */
+	struct rdma_ah_attr ah_attr;
+	struct ib_ah *mad_ah;
+};
+
 /*
  * An alternate path (lap.c): from a REQ's alternate path or a LAP, loaded
  * into the QP with the primary one (IB_QP_ALT_PATH), the id's path after
@@ -341,13 +349,7 @@ struct cm_alt {
 	u8 ack_timeout;			/* the QP's alt_timeout */
 	struct rdma_ah_attr ah_attr;	/* owns a sgid_attr ref if GRH */
 	struct ib_ah *mad_ah;		/* to the peer's CM; the id's once taken */
-};
-
-/* A path the id left (migration, a new LAP): freed with the id. */
-struct cm_old_av {
-	struct list_head entry;		/* on cm_id_priv.old_avs */
-	struct rdma_ah_attr ah_attr;
-	struct ib_ah *mad_ah;
+	struct cm_old_av *spare;	/* for the primary path a migration leaves */
 };
 
 struct cm_id_priv {
@@ -412,6 +414,7 @@ struct cm_id_priv {
 	/* Alternate paths (lap.c): @lock; id.lap_state too. */
 	struct cm_alt alt;
 	struct list_head old_avs;	/* cm_old_av */
+	void *lap_mra;			/* our MRA of the LAP, for duplicates */
 
 	/* Table membership: cm.lock. */
 	u32 local_index;		/* in cm.local_ids */
@@ -463,6 +466,7 @@ int cm_set_av_from_wc(struct cm_id_priv *priv, struct cm_port *port,
 int cm_send(struct cm_id_priv *priv, const struct cm_msg *msg,
 	    unsigned int timeout_ms, int retries, bool keep);
 int cm_send_again(struct cm_id_priv *priv, const struct cm_msg *msg);
+int cm_send_built(struct cm_id_priv *priv, const void *mad);
 int cm_resend_last(struct cm_id_priv *priv);
 void cm_send_reply_from_wc(struct cm_port *port,
 			   struct ib_mad_recv_wc *wc, const struct cm_msg *msg);
@@ -534,6 +538,8 @@ void cm_alt_release(struct cm_id_priv *priv);
 void cm_alt_qp_attr(struct cm_id_priv *priv, struct ib_qp_attr *attr,
 		    int *mask, enum ib_qp_state qp_state);
 int cm_migrate(struct cm_id_priv *priv);
+int cm_send_lap_mra(struct cm_id_priv *priv, const struct cm_msg *msg,
+		    bool delay);
 
 /* ---- GID entries about to be deleted (gid_doom.c) ---- */
 

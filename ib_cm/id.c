@@ -80,6 +80,7 @@ static void cm_release(struct cm_id_priv *priv)
 	if (priv->has_av)
 		rdma_destroy_ah_attr(&priv->ah_attr);
 	kfree(priv->last_mad);
+	kfree(priv->lap_mra);
 	cm_device_put(priv->cm_dev);
 	kfree(priv);
 	atomic_long_dec(&cm.nr_ids);

@@ -144,9 +144,10 @@ int cm_alt_load(struct cm_id_priv *priv, struct sa_path_rec *path,
 	if (ret)
 		return ret;
 	old = kzalloc(sizeof(*old), GFP_KERNEL);
-	if (!old) {
+	alt.spare = kzalloc(sizeof(*alt.spare), GFP_KERNEL);
+	if (!old || !alt.spare) {
 		ret = -ENOMEM;
-		goto err_attr;
+		goto err_old;
 	}
 	spin_lock(&alt.port->agent_lock);
 	agent = alt.port->agent;
@@ -170,7 +171,7 @@ int cm_alt_load(struct cm_id_priv *priv, struct sa_path_rec *path,
 		old->ah_attr = priv->alt.ah_attr;	/* the reference moves */
 		old->mad_ah = priv->alt.mad_ah;
 		list_add(&old->entry, &priv->old_avs);
-		old = NULL;
+		old = priv->alt.spare;			/* freed below */
 	}
 	priv->alt = alt;
 	spin_unlock(&priv->lock);
@@ -178,8 +179,8 @@ int cm_alt_load(struct cm_id_priv *priv, struct sa_path_rec *path,
 	return 0;
 
 err_old:
+	kfree(alt.spare);
 	kfree(old);
-err_attr:
 	rdma_destroy_ah_attr(&alt.ah_attr);
 	return ret;
 }
@@ -198,6 +199,7 @@ void cm_alt_release(struct cm_id_priv *priv)
 	if (priv->alt.mad_ah)
 		rdma_destroy_ah(priv->alt.mad_ah, RDMA_DESTROY_AH_SLEEPABLE);
 	rdma_destroy_ah_attr(&priv->alt.ah_attr);
+	kfree(priv->alt.spare);
 	priv->alt.valid = false;
 }
 
@@ -240,8 +242,13 @@ void cm_alt_qp_attr(struct cm_id_priv *priv, struct ib_qp_attr *attr,
 		return;
 	}
 	*mask = IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE;
-	if (priv->alt.valid)
+	if (priv->alt.valid) {
 		cm_alt_fill(priv, attr);
+	} else {	/* migrated without one: a zeroed path, as in-tree */
+		attr->alt_pkey_index = 0;
+		attr->alt_timeout = 0;
+		memset(&attr->alt_ah_attr, 0, sizeof(attr->alt_ah_attr));
+	}
 	attr->path_mig_state = IB_MIG_REARM;
 }
 
@@ -253,8 +260,8 @@ void cm_alt_qp_attr(struct cm_id_priv *priv, struct ib_qp_attr *attr,
  * alternate path's, and so does the AH of its MADs; the alternate path
  * stays loaded (a second migration changes nothing), as in-tree.
  *
- * Any task context (the caller may hold spinlocks). Return: 0, -EINVAL when
- * the id is not established or a LAP is pending, -ENOMEM.
+ * Any task context (the caller may hold spinlocks): it allocates nothing.
+ * Return: 0, or -EINVAL when the id is not established or a LAP is pending.
  */
 int cm_migrate(struct cm_id_priv *priv)
 {
@@ -268,12 +275,9 @@ int cm_migrate(struct cm_id_priv *priv)
 		ret = -EINVAL;
 		goto out;
 	}
-	if (priv->alt.valid && !priv->alt.taken) {
-		old = kzalloc(sizeof(*old), GFP_ATOMIC);
-		if (!old) {
-			ret = -ENOMEM;
-			goto out;
-		}
+	if (priv->alt.valid && !priv->alt.taken && priv->alt.spare) {
+		old = priv->alt.spare;		/* made by cm_alt_load() */
+		priv->alt.spare = NULL;
 		old->ah_attr = priv->ah_attr;	/* the reference moves */
 		old->mad_ah = priv->mad_ah;
 		list_add(&old->entry, &priv->old_avs);
@@ -301,8 +305,35 @@ static void cm_dup_lap(struct cm_port *port, struct cm_id_priv *priv)
 	lockdep_assert_held(&priv->lock);
 	cm_count(CM_CNT_RX_DUPLICATE);
 	cm_port_count(port, CM_GRP_RX_DUP, CM_LAP_ATTR_ID, 1);
-	if (priv->id.lap_state == IB_CM_MRA_LAP_SENT)
-		cm_resend_last(priv);
+	if (priv->id.lap_state == IB_CM_MRA_LAP_SENT && priv->lap_mra)
+		cm_send_built(priv, priv->lap_mra);
+}
+
+/**
+ * cm_send_lap_mra - our MRA of the LAP we took (ib_send_cm_mra())
+ * @priv: the id, locked, established with lap_state IB_CM_LAP_RCVD
+ * @msg: the MRA (MessageMRAed "other")
+ * @delay: IB_CM_MRA_FLAG_DELAY: sent only for a duplicate of the LAP
+ *
+ * The MRA is kept apart from the id's last reply (an RTU, say, which a
+ * duplicate REP must still get) and sent again for each duplicate LAP.
+ */
+int cm_send_lap_mra(struct cm_id_priv *priv, const struct cm_msg *msg,
+		    bool delay)
+{
+	int ret = 0;
+
+	lockdep_assert_held(&priv->lock);
+	if (!priv->lap_mra)
+		priv->lap_mra = kmalloc(CM_MAD_SIZE, GFP_ATOMIC);
+	if (!priv->lap_mra)
+		return -ENOMEM;
+	cm_msg_build(priv->lap_mra, msg);
+	if (!delay)
+		ret = cm_send(priv, msg, 0, 0, false);
+	if (!ret)
+		priv->id.lap_state = IB_CM_MRA_LAP_SENT;
+	return ret;
 }
 
 /**
@@ -349,6 +380,11 @@ void cm_recv_lap(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		cm_count(CM_CNT_RX_BAD_STATE);
 		goto drop;
 	}
+	/* The connection's own port too (a RoCE one of a mixed device). */
+	if (!rdma_protocol_ib(priv->id.device, priv->port->port_num)) {
+		cm_count(CM_CNT_RX_LAP_APR);
+		goto drop;
+	}
 	was = priv->id.lap_state;
 	switch (was) {
 	case IB_CM_LAP_UNINIT:
@@ -380,7 +416,13 @@ void cm_recv_lap(struct cm_port *port, struct ib_mad_recv_wc *wc,
 		kfree(elem);
 		goto out;
 	}
+	/* The connection may have ended meanwhile (a DREQ, a destroy). */
 	spin_lock(&priv->lock);
+	if (priv->id.state != IB_CM_ESTABLISHED ||
+	    priv->id.lap_state != IB_CM_LAP_RCVD) {
+		cm_count(CM_CNT_RX_BAD_STATE);
+		goto drop;
+	}
 	priv->tid = msg->tid;	/* our MRA answers this LAP */
 	spin_unlock(&priv->lock);
 

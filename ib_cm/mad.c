@@ -268,14 +268,14 @@ int cm_send_again(struct cm_id_priv *priv, const struct cm_msg *msg)
 	return cm_send_buf(priv, msg, 0, 0, false, CM_SEND_RESEND);
 }
 
-/* Send the kept copy of our last REP, MRA, RTU or DREP once more. */
-int cm_resend_last(struct cm_id_priv *priv)
+/* Send @mad, a MAD built before (a kept reply), once more. */
+int cm_send_built(struct cm_id_priv *priv, const void *mad)
 {
 	struct ib_mad_send_buf *buf;
 	struct cm_msg none = {};
 
 	lockdep_assert_held(&priv->lock);
-	if (!priv->last_mad || !priv->mad_ah)
+	if (!priv->mad_ah)
 		return -ENOENT;
 	if (cm_av_sgid_gone(priv->ah_attr.grh.sgid_attr)) {
 		cm_count(CM_CNT_TX_ERR);
@@ -286,7 +286,7 @@ int cm_resend_last(struct cm_id_priv *priv)
 	spin_unlock(&priv->port->agent_lock);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	memcpy(buf->mad, priv->last_mad, CM_MAD_SIZE);
+	memcpy(buf->mad, mad, CM_MAD_SIZE);
 	buf->ah = priv->mad_ah;
 	buf->context[0] = priv;
 	buf->context[1] = (void *)((uintptr_t)priv->id.state | CM_SEND_RESEND);
@@ -295,8 +295,21 @@ int cm_resend_last(struct cm_id_priv *priv)
 		refcount_dec(&priv->refcount);
 		return -EIO;
 	}
-	priv->mra_delayed = false;
 	return 0;
+}
+
+/* Send the kept copy of our last REP, MRA, RTU or DREP once more. */
+int cm_resend_last(struct cm_id_priv *priv)
+{
+	int ret;
+
+	lockdep_assert_held(&priv->lock);
+	if (!priv->last_mad)
+		return -ENOENT;
+	ret = cm_send_built(priv, priv->last_mad);
+	if (!ret)
+		priv->mra_delayed = false;
+	return ret;
 }
 
 /*

@@ -67,9 +67,14 @@ int ib_send_cm_mra(struct ib_cm_id *cm_id, u8 service_timeout,
 	if (private_data_len)
 		memcpy(msg->mra.private_data, private_data, private_data_len);
 
+	if (next == IB_CM_ESTABLISHED) {	/* of a LAP: lap.c */
+		if (!(service_timeout & IB_CM_MRA_FLAG_DELAY))
+			trace_icm_send_mra(cm_id);
+		ret = cm_send_lap_mra(priv, msg,
+				      service_timeout & IB_CM_MRA_FLAG_DELAY);
+		goto out;
+	}
 	cm_id->state = next;
-	if (next == IB_CM_ESTABLISHED)
-		cm_id->lap_state = IB_CM_MRA_LAP_SENT;
 	if (service_timeout & IB_CM_MRA_FLAG_DELAY) {
 		/* Kept, and sent only for a duplicate of the peer's message. */
 		if (!priv->last_mad)
@@ -81,9 +86,7 @@ int ib_send_cm_mra(struct ib_cm_id *cm_id, u8 service_timeout,
 	} else {
 		trace_icm_send_mra(cm_id);
 		ret = cm_send(priv, msg, 0, 0, true);
-		if (ret && next == IB_CM_ESTABLISHED)
-			cm_id->lap_state = IB_CM_LAP_RCVD;
-		else if (ret)
+		if (ret)
 			cm_id->state = next == IB_CM_MRA_REQ_SENT ?
 				       IB_CM_REQ_RCVD : IB_CM_REP_RCVD;
 	}

@@ -332,7 +332,9 @@ int ib_cm_notify(struct ib_cm_id *cm_id, enum ib_event_type event)
 	case IB_EVENT_PATH_MIG:
 		if (in_task())
 			return cm_migrate(priv);
-		if (state != IB_CM_ESTABLISHED)
+		if (state != IB_CM_ESTABLISHED ||
+		    (READ_ONCE(cm_id->lap_state) != IB_CM_LAP_UNINIT &&
+		     READ_ONCE(cm_id->lap_state) != IB_CM_LAP_IDLE))
 			return -EINVAL;
 		set_bit(CM_FLAG_NOTIFY_MIG, &priv->flags);
 		cm_get(priv);

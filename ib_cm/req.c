@@ -74,12 +74,10 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 	msg = kzalloc(sizeof(*msg), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	ret = cm_set_av_from_path(priv, path, param->ppath_sgid_attr);
-	if (ret)
-		goto out;
 	/*
 	 * The QP's ACK timeouts until the REP tells the peer's ACK delay:
-	 * the round trip alone (rep.c adds the delay), as in-tree.
+	 * the round trip alone (rep.c adds the delay), as in-tree. The
+	 * alternate path first: one it refuses leaves the id as it was.
 	 */
 	if (param->alternate_path) {
 		ret = cm_alt_load(priv, param->alternate_path,
@@ -88,6 +86,9 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 		if (ret)
 			goto out;
 	}
+	ret = cm_set_av_from_path(priv, path, param->ppath_sgid_attr);
+	if (ret)
+		goto out;
 
 	ack_timeout = cm_ack_timeout(priv->cm_dev->ack_delay,
 				     path->packet_life_time);

@@ -872,9 +872,14 @@ static void ibcm_path_from_alt(struct kunit *test)
 }
 
 /* Give @priv an alternate path (as cm_alt_load() would: no MAD AH here). */
-static void give_alt(struct cm_id_priv *priv, struct fake_dev *fd)
+static void give_alt(struct kunit *test, struct cm_id_priv *priv,
+		     struct fake_dev *fd)
 {
+	struct cm_old_av *spare = kzalloc(sizeof(*spare), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, spare);
 	spin_lock(&priv->lock);
+	priv->alt.spare = spare;	/* the id frees it */
 	priv->alt.valid = true;
 	priv->alt.port = &fd->port;
 	priv->alt.pkey_index = 5;
@@ -906,7 +911,7 @@ static void ibcm_alt_migrate(struct kunit *test)
 	attr.qp_state = IB_QPS_RTR;
 	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
 	KUNIT_EXPECT_FALSE(test, mask & IB_QP_ALT_PATH);
-	give_alt(priv, fd);
+	give_alt(test, priv, fd);
 	KUNIT_ASSERT_EQ(test, ib_cm_init_qp_attr(&priv->id, &attr, &mask), 0);
 	KUNIT_EXPECT_TRUE(test, mask & IB_QP_ALT_PATH);
 	KUNIT_EXPECT_EQ(test, attr.alt_port_num, 1);
@@ -961,7 +966,10 @@ static void ibcm_mra_lap(struct kunit *test)
 					     NULL, 0), 0);
 	KUNIT_EXPECT_EQ(test, priv->id.lap_state, IB_CM_MRA_LAP_SENT);
 	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_ESTABLISHED);
-	KUNIT_EXPECT_TRUE(test, priv->mra_delayed);
+	/* Kept apart: the id's last reply (an RTU, say) stays as it was. */
+	KUNIT_EXPECT_NOT_NULL(test, priv->lap_mra);
+	KUNIT_EXPECT_NULL(test, priv->last_mad);
+	KUNIT_EXPECT_FALSE(test, priv->mra_delayed);
 	KUNIT_EXPECT_EQ(test, ib_send_cm_mra(&priv->id, 10, NULL, 0), -EINVAL);
 	set_state(priv, IB_CM_IDLE);
 }

@@ -316,8 +316,9 @@ def build_dreq(local, remote, qpn, tid):
 
 
 def build_lap(local, remote, qpn, tid, ib, rng):
-    """A well-formed LAP (IB): an alternate path between the same ports,
-    on a random SL, rate and ACK timeout, with private data."""
+    """A well-formed LAP (IB) for the receiver's QP @qpn: an alternate path
+    between the same ports, on a random SL, rate and ACK timeout, with
+    private data."""
     b = bytearray(232)
     struct.pack_into('>III', b, 0, local, remote, 0)
     struct.pack_into('>I', b, 12, (qpn << 8) | (18 << 3))
@@ -443,7 +444,7 @@ def mutate(rng, mad):
 
 def scenario_fuzz(w, peer, args):
     rng = peer.rng
-    live = []               # (peer comm id, CM's comm id, QPN)
+    live = []               # (peer comm id, CM's comm id, QPN, CM's QPN)
     counts = {}
     answers = {}
     t0 = time.monotonic()
@@ -455,14 +456,14 @@ def scenario_fuzz(w, peer, args):
             n += 1
             rep = w.expect(ATTR['REP'], 0.3, answers_req(cid))
             if rep:
-                live.append((cid, rep.u32(0), q))
+                live.append((cid, rep.u32(0), q, rep.u32(12) >> 8))
                 live = live[-8:]
                 if args.ib and rng.random() < 0.5:   # established
                     w.send_mad(build_two_ids(ATTR['RTU'], cid, rep.u32(0),
                                              rep.tid))
                     n += 1
             continue
-        cid, their, q = rng.choice(live)
+        cid, their, q, their_qpn = rng.choice(live)
         kinds = ['REP', 'RTU', 'REJ', 'MRA', 'DREQ', 'DREP', 'LAP', 'APR',
                  'SIDR_REQ', 'REQ', 'random']
         if args.ib:
@@ -470,7 +471,7 @@ def scenario_fuzz(w, peer, args):
         kind = rng.choice(kinds)
         tid = peer.tid()
         if kind == 'LAP-IB':
-            mad = build_lap(cid, their, q, tid, args.ib, rng)
+            mad = build_lap(cid, their, their_qpn, tid, args.ib, rng)
             if rng.random() < 0.3:          # once more: a duplicate
                 w.send_mad(mad)
                 n += 1
