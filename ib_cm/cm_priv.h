@@ -329,11 +329,18 @@ struct cm_event_elem {
 	struct cm_id_priv *listen;	/* REQ/SIDR_REQ: ref on the listener */
 };
 
+/* A path's address vector on this device (cm_av_init(), mad.c). */
+struct cm_av {
+	struct cm_port *port;
+	u16 pkey_index;
+	struct rdma_ah_attr ah_attr;	/* owns a sgid_attr ref if GRH */
+	struct ib_ah *mad_ah;		/* to the peer's CM; may be NULL */
+};
+
 /* A path the id left (migration, a new LAP): freed with the id. */
 struct cm_old_av {
 	struct list_head entry;		/* on cm_id_priv.old_avs */
-	struct rdma_ah_attr ah_attr;
-	struct ib_ah *mad_ah;
+	struct cm_av av;
 };
 
 /*
@@ -344,11 +351,8 @@ struct cm_old_av {
 struct cm_alt {
 	bool valid;
 	bool taken;			/* the id migrated to it */
-	struct cm_port *port;
-	u16 pkey_index;
 	u8 ack_timeout;			/* the QP's alt_timeout */
-	struct rdma_ah_attr ah_attr;	/* owns a sgid_attr ref if GRH */
-	struct ib_ah *mad_ah;		/* to the peer's CM; the id's once taken */
+	struct cm_av av;		/* av.mad_ah: the id's once taken */
 	struct cm_old_av *spare;	/* for the primary path a migration leaves */
 };
 
@@ -459,6 +463,9 @@ void cm_cancel_msg(struct cm_id_priv *priv);
 unsigned int cm_time_ms(u8 iba_time);
 unsigned int cm_msg_timeout_ms(u8 packet_life_time, u8 response_timeout);
 unsigned int cm_wait_ms(const struct cm_id_priv *priv);
+int cm_av_init(struct cm_device *cm_dev, struct sa_path_rec *path,
+	       const struct ib_gid_attr *sgid_attr, struct cm_av *av);
+void cm_av_destroy(struct cm_av *av);
 int cm_set_av_from_path(struct cm_id_priv *priv, struct sa_path_rec *path,
 			const struct ib_gid_attr *sgid_attr);
 int cm_set_av_from_wc(struct cm_id_priv *priv, struct cm_port *port,

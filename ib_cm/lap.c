@@ -91,14 +91,6 @@ void cm_path_from_alt_info(struct sa_path_rec *path,
 }
 EXPORT_SYMBOL_IF_KUNIT(cm_path_from_alt_info);
 
-static void cm_old_av_free(struct cm_old_av *old)
-{
-	if (old->mad_ah)
-		rdma_destroy_ah(old->mad_ah, RDMA_DESTROY_AH_SLEEPABLE);
-	rdma_destroy_ah_attr(&old->ah_attr);
-	kfree(old);
-}
-
 /**
  * cm_alt_load - make @path the id's alternate path
  * @priv: the id, not locked
@@ -112,12 +104,9 @@ static void cm_old_av_free(struct cm_old_av *old)
 int cm_alt_load(struct cm_id_priv *priv, struct sa_path_rec *path,
 		u8 ack_timeout)
 {
-	struct ib_device *dev = priv->id.device;
-	const struct ib_gid_attr *gattr;
-	struct ib_mad_agent *agent;
 	struct cm_alt alt = {};
 	struct cm_old_av *old;
-	u32 p, dlid;
+	u32 dlid;
 	int ret;
 
 	/*
@@ -128,48 +117,25 @@ int cm_alt_load(struct cm_id_priv *priv, struct sa_path_rec *path,
 	if (sa_path_is_roce(path) || !dlid ||
 	    dlid >= be16_to_cpu(IB_MULTICAST_LID_BASE))
 		return -EINVAL;
-	gattr = rdma_find_gid(dev, &path->sgid, IB_GID_TYPE_IB, NULL);
-	if (IS_ERR(gattr))
-		return PTR_ERR(gattr);
-	p = gattr->port_num;
-	rdma_put_gid_attr(gattr);
-	alt.port = cm_port_of(priv->cm_dev, p);
-	if (!alt.port || !rdma_protocol_ib(dev, p))
-		return -EINVAL;
-	ret = ib_find_cached_pkey(dev, p, be16_to_cpu(path->pkey),
-				  &alt.pkey_index);
-	if (ret)
-		return ret;
-	ret = ib_init_ah_attr_from_path(dev, p, path, &alt.ah_attr, NULL);
-	if (ret)
-		return ret;
 	old = kzalloc(sizeof(*old), GFP_KERNEL);
 	alt.spare = kzalloc(sizeof(*alt.spare), GFP_KERNEL);
 	if (!old || !alt.spare) {
 		ret = -ENOMEM;
-		goto err_old;
+		goto err_free;
 	}
-	spin_lock(&alt.port->agent_lock);
-	agent = alt.port->agent;
-	spin_unlock(&alt.port->agent_lock);
-	if (!agent) {
-		ret = -ENODEV;
-		goto err_old;
-	}
-	/* The agent's PD outlives the id: ib_mad closes the port after us. */
-	alt.mad_ah = rdma_create_ah(agent->qp->pd, &alt.ah_attr,
-				    RDMA_CREATE_AH_SLEEPABLE);
-	if (IS_ERR(alt.mad_ah)) {
-		ret = PTR_ERR(alt.mad_ah);
-		goto err_old;
+	ret = cm_av_init(priv->cm_dev, path, NULL, &alt.av);
+	if (ret)
+		goto err_free;
+	if (!rdma_protocol_ib(priv->id.device, alt.av.port->port_num)) {
+		ret = -EINVAL;
+		goto err_av;
 	}
 	alt.ack_timeout = ack_timeout;
 	alt.valid = true;
 
 	spin_lock(&priv->lock);
 	if (priv->alt.valid) {
-		old->ah_attr = priv->alt.ah_attr;	/* the reference moves */
-		old->mad_ah = priv->alt.mad_ah;
+		old->av = priv->alt.av;			/* the references move */
 		list_add(&old->entry, &priv->old_avs);
 		old = priv->alt.spare;			/* freed below */
 	}
@@ -178,10 +144,11 @@ int cm_alt_load(struct cm_id_priv *priv, struct sa_path_rec *path,
 	kfree(old);
 	return 0;
 
-err_old:
+err_av:
+	cm_av_destroy(&alt.av);
+err_free:
 	kfree(alt.spare);
 	kfree(old);
-	rdma_destroy_ah_attr(&alt.ah_attr);
 	return ret;
 }
 
@@ -192,23 +159,22 @@ void cm_alt_release(struct cm_id_priv *priv)
 
 	list_for_each_entry_safe(old, tmp, &priv->old_avs, entry) {
 		list_del(&old->entry);
-		cm_old_av_free(old);
+		cm_av_destroy(&old->av);
+		kfree(old);
 	}
 	if (!priv->alt.valid)
 		return;
-	if (priv->alt.mad_ah)
-		rdma_destroy_ah(priv->alt.mad_ah, RDMA_DESTROY_AH_SLEEPABLE);
-	rdma_destroy_ah_attr(&priv->alt.ah_attr);
+	cm_av_destroy(&priv->alt.av);
 	kfree(priv->alt.spare);
 	priv->alt.valid = false;
 }
 
 static void cm_alt_fill(struct cm_id_priv *priv, struct ib_qp_attr *attr)
 {
-	attr->alt_port_num = priv->alt.port->port_num;
-	attr->alt_pkey_index = priv->alt.pkey_index;
+	attr->alt_port_num = priv->alt.av.port->port_num;
+	attr->alt_pkey_index = priv->alt.av.pkey_index;
 	attr->alt_timeout = priv->alt.ack_timeout;
-	attr->alt_ah_attr = priv->alt.ah_attr;	/* borrowed, as ah_attr */
+	attr->alt_ah_attr = priv->alt.av.ah_attr;	/* borrowed, as ah_attr */
 }
 
 /**
@@ -224,7 +190,7 @@ static void cm_alt_fill(struct cm_id_priv *priv, struct ib_qp_attr *attr)
 void cm_alt_qp_attr(struct cm_id_priv *priv, struct ib_qp_attr *attr,
 		    int *mask, enum ib_qp_state qp_state)
 {
-	bool alt = priv->alt.valid && rdma_ah_get_dlid(&priv->alt.ah_attr);
+	bool alt = priv->alt.valid && rdma_ah_get_dlid(&priv->alt.av.ah_attr);
 
 	lockdep_assert_held(&priv->lock);
 	if (qp_state == IB_QPS_RTR) {
@@ -278,15 +244,17 @@ int cm_migrate(struct cm_id_priv *priv)
 	if (priv->alt.valid && !priv->alt.taken && priv->alt.spare) {
 		old = priv->alt.spare;		/* made by cm_alt_load() */
 		priv->alt.spare = NULL;
-		old->ah_attr = priv->ah_attr;	/* the reference moves */
-		old->mad_ah = priv->mad_ah;
+		old->av.port = priv->port;
+		old->av.pkey_index = priv->pkey_index;
+		old->av.ah_attr = priv->ah_attr;	/* the reference moves */
+		old->av.mad_ah = priv->mad_ah;
 		list_add(&old->entry, &priv->old_avs);
-		rdma_copy_ah_attr(&priv->ah_attr, &priv->alt.ah_attr);
-		priv->mad_ah = priv->alt.mad_ah;
-		priv->alt.mad_ah = NULL;	/* the id's own now */
+		rdma_copy_ah_attr(&priv->ah_attr, &priv->alt.av.ah_attr);
+		priv->mad_ah = priv->alt.av.mad_ah;
+		priv->alt.av.mad_ah = NULL;	/* the id's own now */
 		priv->alt.taken = true;
-		priv->port = priv->alt.port;
-		priv->pkey_index = priv->alt.pkey_index;
+		priv->port = priv->alt.av.port;
+		priv->pkey_index = priv->alt.av.pkey_index;
 		priv->local_ack_timeout = priv->alt.ack_timeout;
 	}
 	priv->id.lap_state = IB_CM_LAP_IDLE;

@@ -64,20 +64,25 @@ __be64 cm_new_tid(struct cm_port *port)
 	return cpu_to_be64((u64)hi << 32 | (u32)atomic_inc_return(&tid_lo));
 }
 
-/*
- * Give @priv its address vector (data path and MADs) from @path. Process
- * context, before the id is used by the receive path.
+/**
+ * cm_av_init - the address vector of @path on @cm_dev
+ * @cm_dev: the id's device
+ * @path: the path (IB without @sgid_attr: its SGID names the port)
+ * @sgid_attr: RoCE: the path's source GID entry, else NULL
+ * @av: filled on success; cm_av_destroy() undoes it
+ *
+ * Process context. Return: 0, or -errno (SGID or P_Key not the device's,
+ * no CM on the port, no MAD agent, the AH refused).
  */
-int cm_set_av_from_path(struct cm_id_priv *priv, struct sa_path_rec *path,
-			const struct ib_gid_attr *sgid_attr)
+int cm_av_init(struct cm_device *cm_dev, struct sa_path_rec *path,
+	       const struct ib_gid_attr *sgid_attr, struct cm_av *av)
 {
-	struct ib_device *dev = priv->id.device;
-	struct cm_port *port = NULL;
+	struct ib_device *dev = cm_dev->ib_dev;
 	struct ib_mad_agent *agent;
-	struct ib_ah *ah;
 	u32 p;
 	int ret;
 
+	memset(av, 0, sizeof(*av));
 	if (sgid_attr) {
 		p = sgid_attr->port_num;
 	} else {
@@ -90,33 +95,65 @@ int cm_set_av_from_path(struct cm_id_priv *priv, struct sa_path_rec *path,
 		p = attr->port_num;
 		rdma_put_gid_attr(attr);
 	}
-	port = cm_port_of(priv->cm_dev, p);
-	if (!port)
+	av->port = cm_port_of(cm_dev, p);
+	if (!av->port)
 		return -EINVAL;
 	ret = ib_find_cached_pkey(dev, p, be16_to_cpu(path->pkey),
-				  &priv->pkey_index);
+				  &av->pkey_index);
 	if (ret)
 		return ret;
-	ret = ib_init_ah_attr_from_path(dev, p, path, &priv->ah_attr,
-					sgid_attr);
+	ret = ib_init_ah_attr_from_path(dev, p, path, &av->ah_attr, sgid_attr);
 	if (ret)
 		return ret;
+	spin_lock(&av->port->agent_lock);
+	agent = av->port->agent;
+	spin_unlock(&av->port->agent_lock);
+	if (!agent) {
+		ret = -ENODEV;
+		goto err;
+	}
+	/* The agent's PD outlives us: ib_mad closes the port after us. */
+	av->mad_ah = rdma_create_ah(agent->qp->pd, &av->ah_attr,
+				    RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(av->mad_ah)) {
+		ret = PTR_ERR(av->mad_ah);
+		av->mad_ah = NULL;
+		goto err;
+	}
+	return 0;
+err:
+	rdma_destroy_ah_attr(&av->ah_attr);
+	return ret;
+}
+
+/* Process context: the AH may be destroyed. */
+void cm_av_destroy(struct cm_av *av)
+{
+	if (av->mad_ah)
+		rdma_destroy_ah(av->mad_ah, RDMA_DESTROY_AH_SLEEPABLE);
+	rdma_destroy_ah_attr(&av->ah_attr);
+}
+
+/*
+ * Give @priv its address vector (data path and MADs) from @path. Process
+ * context, before the id is used by the receive path.
+ */
+int cm_set_av_from_path(struct cm_id_priv *priv, struct sa_path_rec *path,
+			const struct ib_gid_attr *sgid_attr)
+{
+	struct cm_av av;
+	int ret;
+
+	ret = cm_av_init(priv->cm_dev, path, sgid_attr, &av);
+	if (ret)
+		return ret;
+	priv->port = av.port;
+	priv->pkey_index = av.pkey_index;
+	priv->ah_attr = av.ah_attr;		/* the reference moves */
+	priv->mad_ah = av.mad_ah;
 	priv->has_av = true;
-	priv->port = port;
 	priv->packet_life_time = path->packet_life_time;
 	priv->path_mtu = path->mtu;
-
-	spin_lock(&port->agent_lock);
-	agent = port->agent;
-	spin_unlock(&port->agent_lock);
-	if (!agent)
-		return -ENODEV;
-	/* The agent's PD outlives us: ib_mad closes the port after us. */
-	ah = rdma_create_ah(agent->qp->pd, &priv->ah_attr,
-			    RDMA_CREATE_AH_SLEEPABLE);
-	if (IS_ERR(ah))
-		return PTR_ERR(ah);
-	priv->mad_ah = ah;
 	return 0;
 }
 

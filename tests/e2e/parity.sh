@@ -67,13 +67,8 @@ parity_net() {
 HAD_IPOIB=0
 [ ! -d /sys/module/ib_ipoib ] || HAD_IPOIB=1
 parity_ib() {
-	command -v opensm >/dev/null || fail "no opensm (Debian package opensm)"
 	sib_load
-	[ -d /sys/module/ib_umad ] || "${MP[@]}" ib_umad || fail "modprobe ib_umad"
-	sib_pair 9000
-	wait_for 10 "ib0 and ib1 INIT" sib_both INIT
-	sib_sm_start
-	wait_for 60 "opensm: ib0 and ib1 ACTIVE" sib_both ACTIVE
+	sib_subnet_start parity_exit
 	parity_ipoib
 }
 # parity_ipoib: stock IPoIB (over the CM loaded now: connected mode uses
@@ -124,7 +119,14 @@ swap_back() {
 	[ "$had_softrnic" = 0 ] || insmod "$ORCM_OURS_DIR/drivers/softrnic/softrnic.ko" ||
 		fail "cannot reload softrnic"
 }
-trap 'rc=$?; parity_net_down; (swap_back) || rc=1; cleanup; exit $rc' EXIT
+parity_exit() {
+	local rc=$?
+	parity_net_down
+	(swap_back) || rc=1
+	cleanup
+	exit $rc
+}
+trap parity_exit EXIT
 
 # ---- librdmacm scenarios (cmprobe over rdma_ucm) ----
 

@@ -7,6 +7,7 @@
 #                         with softib ib0 on vA and ib1 on vB
 #   sib_drops DEV REASON  that drop counter of DEV (debugfs)
 #   sib_subnet_up         sib_pair under stock opensm, both ports ACTIVE
+#   sib_subnet_start TRAP the same, with the caller's EXIT trap
 #   sib_ipoib_up          stock IPoIB on both CAs: $SIB_I0 (ib0's) with
 #                         198.18.9.1/24 here, $SIB_I1 (ib1's) with
 #                         198.18.9.2/24 in netns $NS_B
@@ -67,6 +68,11 @@ sib_drops() { awk -v r="$2" '$1 == r { print $2 }' "$SIB_DEBUGFS/$1/drops"; }
 # sib_subnet_up: ib0 <=> ib1 (sib_pair 9000) and stock opensm bound to ib0's
 # port, until both ports are ACTIVE with LIDs (the SM stops at exit).
 sib_subnet_up() {
+	sib_subnet_start 'sib_sm_stop; sib_cleanup'
+}
+# sib_subnet_start EXIT_TRAP: sib_subnet_up with EXIT_TRAP set once opensm
+# runs (a script with an exit trap of its own passes that).
+sib_subnet_start() {
 	local i
 	command -v opensm >/dev/null || fail "no opensm (Debian package opensm)"
 	command -v smpquery >/dev/null || fail "no smpquery (Debian package infiniband-diags)"
@@ -75,7 +81,8 @@ sib_subnet_up() {
 	sib_pair 9000
 	wait_for 10 "ib0 and ib1 INIT" sib_both INIT
 	sib_sm_start
-	trap 'sib_sm_stop; sib_cleanup' EXIT
+	# shellcheck disable=SC2064 # the caller's trap, as given
+	trap "$1" EXIT
 	for ((i = 0; i < 600; i++)); do sib_both ACTIVE && break; sleep 0.1; done
 	if ! sib_both ACTIVE; then
 		tail -n 40 /tmp/opensm.log

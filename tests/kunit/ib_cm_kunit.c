@@ -881,13 +881,13 @@ static void give_alt(struct kunit *test, struct cm_id_priv *priv,
 	spin_lock(&priv->lock);
 	priv->alt.spare = spare;	/* the id frees it */
 	priv->alt.valid = true;
-	priv->alt.port = &fd->port;
-	priv->alt.pkey_index = 5;
+	priv->alt.av.port = &fd->port;
+	priv->alt.av.pkey_index = 5;
 	priv->alt.ack_timeout = 19;
-	priv->alt.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
-	rdma_ah_set_dlid(&priv->alt.ah_attr, 7);
-	rdma_ah_set_sl(&priv->alt.ah_attr, 3);
-	rdma_ah_set_port_num(&priv->alt.ah_attr, 1);
+	priv->alt.av.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(&priv->alt.av.ah_attr, 7);
+	rdma_ah_set_sl(&priv->alt.av.ah_attr, 3);
+	rdma_ah_set_port_num(&priv->alt.av.ah_attr, 1);
 	spin_unlock(&priv->lock);
 }
 
