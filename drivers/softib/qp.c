@@ -20,6 +20,91 @@ static void softib_send_work(struct work_struct *work)
 		softib_ud_send(priv->qp);
 }
 
+/*
+ * Affiliated asynchronous events that the receive path raises (softirq,
+ * r_lock held) reach the QP's handler from a work item, in a task: a ULP's
+ * handler may take locks that are never taken in interrupt context. The
+ * in-tree ib_cm's answer to ib_cm_notify(COMM_EST), for one, nests an
+ * xarray lock that is taken with interrupts on, and lockdep reports the
+ * inversion if COMM_EST comes from a softirq. rxe's responder, too, raises
+ * its events from a task.
+ */
+enum {
+	SOFTIB_QP_EV_COMM_EST,
+	SOFTIB_QP_EV_LAST_WQE,
+};
+
+static void softib_event_work(struct work_struct *work)
+{
+	struct softib_qp_priv *priv =
+		container_of(work, struct softib_qp_priv, event_work);
+	struct rvt_qp *qp = priv->qp;
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+	};
+
+	if (!qp->ibqp.event_handler)
+		return;
+	if (test_and_clear_bit(SOFTIB_QP_EV_COMM_EST, &priv->events)) {
+		ev.event = IB_EVENT_COMM_EST;
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+	if (test_and_clear_bit(SOFTIB_QP_EV_LAST_WQE, &priv->events)) {
+		ev.event = IB_EVENT_QP_LAST_WQE_REACHED;
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+}
+
+/* priv's event work, before the QP can receive (KUnit's mock QPs too). */
+void softib_qp_events_init(struct softib_qp_priv *priv)
+{
+	INIT_WORK(&priv->event_work, softib_event_work);
+	priv->events = 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(softib_qp_events_init);
+
+static void softib_qp_event(struct rvt_qp *qp, int bit)
+{
+	struct softib_qp_priv *priv = qp->priv;
+	struct softib_dev *sdev = rdi_to_sdev(ib_to_rvt(qp->ibqp.device));
+
+	if (!test_and_set_bit(bit, &priv->events))
+		queue_work(sdev->wq, &priv->event_work);
+}
+
+/**
+ * softib_qp_comm_est - the first packet of a QP in RTR: COMM_EST, once
+ * @qp: the QP (r_lock held)
+ *
+ * What rvt_comm_est() does, with the event delivered from a task; again
+ * only after the QP is moved to RTR anew (rdmavt clears the flag then).
+ */
+void softib_qp_comm_est(struct rvt_qp *qp)
+{
+	lockdep_assert_held(&qp->r_lock);
+	if (qp->r_flags & RVT_R_COMM_EST)
+		return;
+	qp->r_flags |= RVT_R_COMM_EST;
+	softib_qp_event(qp, SOFTIB_QP_EV_COMM_EST);
+}
+
+/**
+ * softib_qp_error - the QP goes to the error state (rvt_error_qp())
+ * @qp: the QP (r_lock and s_lock held)
+ * @status: the status the flushed receive WQEs complete with
+ *
+ * And, as rvt_rc_error() does, LAST_WQE_REACHED if it is on an SRQ, from
+ * a task.
+ */
+void softib_qp_error(struct rvt_qp *qp, enum ib_wc_status status)
+{
+	lockdep_assert_held(&qp->r_lock);
+	lockdep_assert_held(&qp->s_lock);
+	if (rvt_error_qp(qp, status))
+		softib_qp_event(qp, SOFTIB_QP_EV_LAST_WQE);
+}
+
 /* From the receive path and the engine itself: no state check. */
 void softib_queue_send(struct rvt_qp *qp)
 {
@@ -47,6 +132,7 @@ static void *softib_qp_priv_alloc(struct rvt_dev_info *rdi, struct rvt_qp *qp)
 		return ERR_PTR(-ENOMEM);
 	priv->qp = qp;
 	INIT_WORK(&priv->send_work, softib_send_work);
+	softib_qp_events_init(priv);
 	return priv;
 }
 
@@ -55,6 +141,8 @@ static void softib_qp_priv_free(struct rvt_dev_info *rdi, struct rvt_qp *qp)
 	struct softib_qp_priv *priv = qp->priv;
 
 	cancel_work_sync(&priv->send_work);
+	/* events of a QP being destroyed are not delivered */
+	cancel_work_sync(&priv->event_work);
 	kfree(priv);
 }
 

@@ -222,7 +222,7 @@ void softib_rc_fail(struct rvt_qp *qp, enum ib_wc_status status)
 	if (qp->s_last != qp->s_head)
 		softib_rc_complete(qp, rvt_get_swqe_ptr(qp, qp->s_last),
 				   status);
-	rvt_error_qp(qp, IB_WC_WR_FLUSH_ERR);
+	softib_qp_error(qp, IB_WC_WR_FLUSH_ERR);
 }
 
 /*

@@ -145,7 +145,7 @@ static bool softib_rc_get_rwqe(struct softib_port *port, struct rvt_qp *qp,
 
 	if (ret < 0) {
 		softib_drop(port, SOFTIB_DROP_QP);
-		rvt_error_qp(qp, IB_WC_LOC_QP_OP_ERR);
+		softib_qp_error(qp, IB_WC_LOC_QP_OP_ERR);
 		return false;
 	}
 	if (!ret) {
@@ -217,7 +217,7 @@ static bool softib_rc_write_send(struct softib_port *port, struct rvt_qp *qp,
 		if (send) {
 			/* The receive WQE is too small: it fails. */
 			softib_rc_nak(qp, SOFTIB_NAK_INV_REQ, h->psn);
-			rvt_error_qp(qp, IB_WC_LOC_LEN_ERR);
+			softib_qp_error(qp, IB_WC_LOC_LEN_ERR);
 		} else {
 			softib_rc_nak(qp, SOFTIB_NAK_INV_REQ, h->psn);
 		}
@@ -464,7 +464,7 @@ static void softib_rc_responder(struct softib_port *port, struct rvt_qp *qp,
 		return;
 	}
 	if (qp->state == IB_QPS_RTR)
-		rvt_comm_est(qp);
+		softib_qp_comm_est(qp);
 	switch (h->opcode) {
 	case IB_OPCODE_RC_RDMA_READ_REQUEST:
 		ok = softib_rc_read_req(port, qp, h);

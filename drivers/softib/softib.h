@@ -215,6 +215,13 @@ struct softib_dev {
 struct softib_qp_priv {
 	struct rvt_qp *qp;
 	struct work_struct send_work;	/* runs the send engine on sdev->wq */
+	/*
+	 * Affiliated events the receive path raised, delivered by event_work
+	 * (on sdev->wq): bits SOFTIB_QP_EV_*, set and taken with atomic
+	 * bitops, no lock.
+	 */
+	struct work_struct event_work;
+	unsigned long events;
 
 	/* RC only; everything below under qp->s_lock (and r_lock: rc_rx.c) */
 	/* requester: go-back-N already started from gbn_psn (until progress) */
@@ -291,6 +298,9 @@ struct sk_buff *softib_pkt_build(struct softib_dev *sdev,
 void softib_pkt_out(struct softib_dev *sdev, struct sk_buff *skb);
 /* qp.c: run the QP's send engine (whatever its state) */
 void softib_queue_send(struct rvt_qp *qp);
+void softib_qp_events_init(struct softib_qp_priv *priv);
+void softib_qp_comm_est(struct rvt_qp *qp);
+void softib_qp_error(struct rvt_qp *qp, enum ib_wc_status status);
 /* rc.c */
 void softib_rc_send(struct rvt_qp *qp);
 void softib_rc_restart(struct rvt_qp *qp, u32 psn, int wait);

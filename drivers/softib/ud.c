@@ -85,7 +85,9 @@ static void softib_ud_deliver(struct softib_port *port, struct rvt_qp *qp,
 	}
 	ret = rvt_get_rwqe(qp, false);
 	if (ret < 0) {
-		rvt_rc_error(qp, IB_WC_LOC_QP_OP_ERR);
+		spin_lock(&qp->s_lock);
+		softib_qp_error(qp, IB_WC_LOC_QP_OP_ERR);
+		spin_unlock(&qp->s_lock);
 		softib_drop(port, SOFTIB_DROP_QP);
 		goto out;
 	}

@@ -7,7 +7,8 @@
  * behind it (a duplicate, re-ACKed), an opcode out of sequence, lengths
  * past the RETH or the path MTU (NAK invalid request), a bad R_Key (NAK
  * remote access error); each dropped under its own counter and r_psn left
- * alone, and an ACK for a PSN never sent dropped by the requester.
+ * alone, and an ACK for a PSN never sent dropped by the requester; COMM_EST
+ * raised once per move to RTR, delivered from a task.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -235,6 +236,7 @@ static struct sibrc *sibrc_setup(struct kunit *test)
 	qp->priv = t->priv;
 	t->priv->qp = qp;
 	INIT_WORK(&t->priv->send_work, sibrc_noop_work);
+	softib_qp_events_init(t->priv);
 	return t;
 }
 
@@ -406,12 +408,59 @@ static void sibrc_requester(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->qp->s_last_psn, 0x0eu);
 }
 
+struct sibrc_ev {
+	int n;
+	enum ib_event_type type;
+	bool task;
+};
+
+static void sibrc_event(struct ib_event *ev, void *ctx)
+{
+	struct sibrc_ev *e = ctx;
+
+	e->n++;
+	e->type = ev->event;
+	e->task = in_task();
+}
+
+/*
+ * COMM_EST: the first request to a QP in RTR raises it, once, and the
+ * handler runs in a task (the QP's event work), not in the receive
+ * softirq; after a move to RTR again (rdmavt clears RVT_R_COMM_EST) the
+ * next request raises it again.
+ */
+static void sibrc_comm_est(struct kunit *test)
+{
+	struct sibrc *t = sibrc_setup(test);
+	struct sibrc_ev e = {};
+	struct softib_hdr h;
+	int i;
+
+	t->qp->state = IB_QPS_RTR;
+	t->qp->ibqp.event_handler = sibrc_event;
+	t->qp->ibqp.qp_context = &e;
+	for (i = 0; i < 3; i++) {
+		if (i == 2)
+			t->qp->r_flags &= ~RVT_R_COMM_EST;
+		/* a zero-length READ: no R_Key, no receive WQE needed */
+		h = sibrc_hdr(IB_OPCODE_RC_RDMA_READ_REQUEST, SIBRC_PSN + i, 0);
+		sibrc_rx(test, t, &h, SOFTIB_DROP_NR);
+		t->qp->s_tail_ack_queue = t->qp->r_head_ack_queue;
+		KUNIT_EXPECT_EQ(test, t->qp->r_psn, (u32)SIBRC_PSN + i + 1);
+		KUNIT_EXPECT_TRUE(test, t->qp->r_flags & RVT_R_COMM_EST);
+		KUNIT_EXPECT_EQ(test, e.n, i < 2 ? 1 : 2);
+		KUNIT_EXPECT_EQ(test, e.type, IB_EVENT_COMM_EST);
+		KUNIT_EXPECT_TRUE(test, e.task);
+	}
+}
+
 static struct kunit_case sibrc_cases[] = {
 	KUNIT_CASE(sibrc_psn),
 	KUNIT_CASE(sibrc_aeth),
 	KUNIT_CASE(sibrc_roundtrip),
 	KUNIT_CASE(sibrc_responder),
 	KUNIT_CASE(sibrc_requester),
+	KUNIT_CASE(sibrc_comm_est),
 	{}
 };
 
