@@ -25,6 +25,7 @@ function show_tail(t,    k, from) {
 
 BEGIN {
 	TAILN = 6
+	REPORTN = 120
 	phase = "vm:boot"
 	splat_re = "(WARNING: |BUG: |Oops|general protection fault|Kernel panic|" \
 		"possible circular locking|possible recursive locking|inconsistent lock state|" \
@@ -45,6 +46,17 @@ line ~ /^\[ *[0-9]+\.[0-9]+\] / && line ~ splat_re {
 	if (!(phase in splat)) splat[phase] = line
 	nsplat++
 	if (nsplat <= 40) splat_lines = splat_lines "\n    " line
+	if (report_left == 0 && nreport == 0) report_left = REPORTN
+}
+
+# The first splat's whole report (a lockdep report names its locks and
+# chains on the lines after its WARNING, which splat_re does not match):
+# the kernel lines that follow it, so that a run's output alone can say
+# which locks were involved.
+report_left > 0 && line ~ /^\[ *[0-9]+\.[0-9]+\] / {
+	report_lines = report_lines "\n    " line
+	nreport++
+	report_left--
 }
 
 # An e2e script's own "## FAIL: why" line (its first one counts): the
@@ -203,6 +215,7 @@ END {
 	if (why == "") pass("vm:shutdown"); else fail("vm:shutdown", why)
 
 	if (nsplat > 0) print "kernel splat lines (" nsplat "):" splat_lines
+	if (nreport > 0) print "the first splat's report (" nreport " kernel lines):" report_lines
 	printf "%d skipped\n", nskip
 	printf "%d passed, %d failed\n", npass, nfail
 }
