@@ -104,6 +104,7 @@ void softib_qp_error(struct rvt_qp *qp, enum ib_wc_status status)
 	if (rvt_error_qp(qp, status))
 		softib_qp_event(qp, SOFTIB_QP_EV_LAST_WQE);
 }
+EXPORT_SYMBOL_IF_KUNIT(softib_qp_error);
 
 /* From the receive path and the engine itself: no state check. */
 void softib_queue_send(struct rvt_qp *qp)

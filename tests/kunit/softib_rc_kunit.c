@@ -8,7 +8,8 @@
  * past the RETH or the path MTU (NAK invalid request), a bad R_Key (NAK
  * remote access error); each dropped under its own counter and r_psn left
  * alone, and an ACK for a PSN never sent dropped by the requester; COMM_EST
- * raised once per move to RTR, delivered from a task.
+ * raised once per move to RTR, LAST_WQE_REACHED once for an SRQ QP the
+ * receive path fails, both delivered from a task.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -454,6 +455,45 @@ static void sibrc_comm_est(struct kunit *test)
 	}
 }
 
+static void sibrc_noop_qp(struct rvt_qp *qp)
+{
+}
+
+static bool sibrc_noop_sched(struct rvt_qp *qp)
+{
+	return false;
+}
+
+/*
+ * A QP without a receive queue of its own (on an SRQ) that the receive
+ * path moves to error: LAST_WQE_REACHED, once (a QP in error stays so),
+ * from a task.
+ */
+static void sibrc_last_wqe(struct kunit *test)
+{
+	struct sibrc *t = sibrc_setup(test);
+	struct sibrc_ev e = {};
+	unsigned long flags;
+	int i;
+
+	t->sdev->rdi.driver_f.notify_error_qp = sibrc_noop_qp;
+	t->sdev->rdi.driver_f.schedule_send = sibrc_noop_sched;
+	t->qp->ibqp.event_handler = sibrc_event;
+	t->qp->ibqp.qp_context = &e;
+	for (i = 0; i < 2; i++) {
+		spin_lock_irqsave(&t->qp->r_lock, flags);
+		spin_lock(&t->qp->s_lock);
+		softib_qp_error(t->qp, IB_WC_LOC_QP_OP_ERR);
+		spin_unlock(&t->qp->s_lock);
+		spin_unlock_irqrestore(&t->qp->r_lock, flags);
+		flush_workqueue(t->sdev->wq);
+		KUNIT_EXPECT_EQ(test, t->qp->state, IB_QPS_ERR);
+		KUNIT_EXPECT_EQ(test, e.n, 1);
+		KUNIT_EXPECT_EQ(test, e.type, IB_EVENT_QP_LAST_WQE_REACHED);
+		KUNIT_EXPECT_TRUE(test, e.task);
+	}
+}
+
 static struct kunit_case sibrc_cases[] = {
 	KUNIT_CASE(sibrc_psn),
 	KUNIT_CASE(sibrc_aeth),
@@ -461,6 +501,7 @@ static struct kunit_case sibrc_cases[] = {
 	KUNIT_CASE(sibrc_responder),
 	KUNIT_CASE(sibrc_requester),
 	KUNIT_CASE(sibrc_comm_est),
+	KUNIT_CASE(sibrc_last_wqe),
 	{}
 };
 
