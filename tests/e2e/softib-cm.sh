@@ -209,6 +209,12 @@ say "AF_IB block: $((SECONDS - t0)) s ($ORCM_STACK)"
 # SA load: the udaddy client in netns B (ib1: its SA queries cross the
 # link to opensm on ib0), the server here; PathRecord queries counted on vA.
 PC=/sys/kernel/debug/rdma_cm/path_cache
+# mc_exact LOG: softib-madcount.py's socket lost no frame (its "drops" line)
+mc_exact() {
+	local d
+	d=$(awk '$1 == "drops" { print $2 }' "$1")
+	[ "$d" = 0 ] || fail "the MAD counter's socket dropped ${d:-?} frames: its count is not exact"
+}
 pc() { awk -v k="$1" '$1 == k { print $2 }' "$PC"; }
 sa_load() {
 	local name=$1 n=$2 counter q
@@ -221,6 +227,7 @@ sa_load() {
 	wait_pid "$counter" 10 || fail "$name: the MAD counter did not stop"
 	q=$(awk '$1 == "pathrecord_queries" { print $2 }' "/tmp/$name-count.log")
 	[ -n "$q" ] || fail "$name: no count"
+	mc_exact "/tmp/$name-count.log"
 	say "$name: $n route resolutions from ib1, $q SA PathRecord queries on the wire ($ORCM_STACK)"
 	SA_QUERIES=$q
 }
@@ -335,6 +342,7 @@ sa_load10() {
 	wait_pid "$counter" 10 || fail "sa10: the MAD counter did not stop"
 	q=$(awk '$1 == "pathrecord_queries" { print $2 }' /tmp/sib-sa10-count.log)
 	[ -n "$q" ] || fail "sa10: no count"
+	mc_exact /tmp/sib-sa10-count.log
 	say "sib-sa10: $((SA10_K * n)) route resolutions from ib1 to $SA10_K destinations (partitions)," \
 		"$q SA PathRecord queries on the wire ($ORCM_STACK, $((SECONDS - t)) s)"
 	if [ "$ORCM_STACK" = stock ]; then

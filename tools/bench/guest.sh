@@ -789,7 +789,7 @@ softib_ipoib_down() {
 # queries they cost counted on sB, the SM's port, by
 # tests/e2e/softib-madcount.py (one per transaction id, resends not counted).
 softib_sa_count() {
-	local n=$1 pid i q mads ok
+	local n=$1 pid i q mads ok drops
 	python3 "$ORCM_REPO/tests/e2e/softib-madcount.py" sB >"$TMPDIR/madcount.out" 2>&1 &
 	pid=$!
 	for ((i = 0; i < 100; i++)); do
@@ -801,9 +801,11 @@ softib_sa_count() {
 	wait "$pid" 2>/dev/null
 	q=$(awk '$1 == "pathrecord_queries" { print $2 }' "$TMPDIR/madcount.out")
 	mads=$(awk '$1 == "sa_mads" { print $2 }' "$TMPDIR/madcount.out")
+	drops=$(awk '$1 == "drops" { print $2 }' "$TMPDIR/madcount.out")
+	[ "${drops:-0}" = 0 ] || log "softib SA count: the counter's socket dropped $drops frames"
 	ok=$(kv "$(grep -m 1 ' op=connect ' "$D/results")" ok)
 	emit "sa stack=$STACK round=$ROUND transport=softib conns=$n ok=${ok:-0}" \
-		"pathrecord_queries=${q:--} sa_mads=${mads:--}"
+		"pathrecord_queries=${q:--} sa_mads=${mads:--} drops=${drops:--}"
 	results transport=softib workload=sacount conc=16 threads=1
 }
 
