@@ -151,35 +151,22 @@ sib_cm_fuzz() {
 }
 sib_cm_fuzz
 
-# CM MADs lost during connects. A prio qdisc on each carrier sends the
-# frames of CM MADs to a band under netem (25% loss), everything else
-# (SA, IPoIB, RC data) to a plain band; the u32 filter reads the IB
-# headers after the Ethernet header: LRH byte 1 LNH = 2 (no GRH), BTH
-# opcode UD SEND_ONLY (0x64), the MAD's management class (byte 1 of the
-# MAD, after the 8-byte LRH, 12-byte BTH and 8-byte DETH) CM (0x07).
-cm_loss() { # DEV: 25% of the CM MADs leaving DEV dropped
-	tc qdisc add dev "$1" root handle 1: prio bands 3 \
-		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 || fail "prio qdisc on $1"
-	tc qdisc add dev "$1" parent 1:3 handle 30: netem loss 25% || fail "netem on $1"
-	tc filter add dev "$1" parent 1: protocol all prio 1 u32 \
-		match u8 0x02 0x03 at 1 match u8 0x64 0xff at 8 match u8 0x07 0xff at 29 \
-		flowid 1:3 || fail "u32 filter on $1"
-}
+# CM MADs lost during connects: 25% of the CM MADs leaving each carrier
+# dropped (sib_cm_netem).
 cm_retries() { # the CM's resends, both ports, every message type
 	cat /sys/class/infiniband/ib[01]/ports/1/cm_tx_retries/* | awk '{ n += $1 } END { print n + 0 }'
 }
-netem_drops() { tc -s qdisc show dev "$1" parent 1:3 | sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -n 1; }
 t0=$SECONDS
 r0=$(cm_retries)
-cm_loss vA
-cm_loss vB
+sib_cm_netem vA 25%
+sib_cm_netem vB 25%
 # A lost REQ or REP costs the CM's timeout (2 x the path's packet lifetime
 # + the peer's CM response time: about 6 s here) before its resend.
 STEP=120 transfer_pair sib-cmloss 7335 "${IN_B[@]}" ucmatose -b "$SIB_IP1" -p 7335 -c 6 -C 5 -- \
 	ucmatose -s "$SIB_IP1" -b "$SIB_IP0" -p 7335 -c 6 -C 5
 t1=$SECONDS
 wait_for 60 "no CM id left after the lossy connects" cm_ids_empty
-d=$(($(netem_drops vA) + $(netem_drops vB)))
+d=$(($(sib_cm_netem_drops vA) + $(sib_cm_netem_drops vB)))
 r=$(($(cm_retries) - r0))
 tc qdisc del dev vA root
 tc qdisc del dev vB root
@@ -209,27 +196,32 @@ say "AF_IB block: $((SECONDS - t0)) s ($ORCM_STACK)"
 # SA load: the udaddy client in netns B (ib1: its SA queries cross the
 # link to opensm on ib0), the server here; PathRecord queries counted on vA.
 PC=/sys/kernel/debug/rdma_cm/path_cache
-# mc_exact LOG: softib-madcount.py's socket lost no frame (its "drops" line)
-mc_exact() {
+# mc_start NAME: softib-madcount.py on vA, until mc_stop NAME, which sets
+# MC_Q to the PathRecord queries it counted; the count must be exact (its
+# socket lost no frame).
+mc_start() {
+	bg "/tmp/$1-count.log" python3 "$(dirname "$0")/softib-madcount.py" vA
+	MC_PID=$LAST_PID
+	wait_for 10 "$1: the MAD counter listening" grep -q listening "/tmp/$1-count.log"
+}
+mc_stop() {
 	local d
-	d=$(awk '$1 == "drops" { print $2 }' "$1")
-	[ "$d" = 0 ] || fail "the MAD counter's socket dropped ${d:-?} frames: its count is not exact"
+	kill -TERM "$MC_PID"
+	wait_pid "$MC_PID" 10 || fail "$1: the MAD counter did not stop"
+	MC_Q=$(awk '$1 == "pathrecord_queries" { print $2 }' "/tmp/$1-count.log")
+	[ -n "$MC_Q" ] || fail "$1: no count"
+	d=$(awk '$1 == "drops" { print $2 }' "/tmp/$1-count.log")
+	[ "$d" = 0 ] || fail "$1: the MAD counter's socket dropped ${d:-?} frames: its count is not exact"
 }
 pc() { awk -v k="$1" '$1 == k { print $2 }' "$PC"; }
 sa_load() {
-	local name=$1 n=$2 counter q
-	bg "/tmp/$name-count.log" python3 "$(dirname "$0")/softib-madcount.py" vA
-	counter=$LAST_PID
-	wait_for 10 "$name: the MAD counter listening" grep -q listening "/tmp/$name-count.log"
+	local name=$1 n=$2
+	mc_start "$name"
 	transfer_pair "$name" 7174 udaddy -b "$SIB_IP0" -c "$n" -C 1 -- \
 		"${IN_B[@]}" udaddy -s "$SIB_IP0" -b "$SIB_IP1" -c "$n" -C 1
-	kill -TERM "$counter"
-	wait_pid "$counter" 10 || fail "$name: the MAD counter did not stop"
-	q=$(awk '$1 == "pathrecord_queries" { print $2 }' "/tmp/$name-count.log")
-	[ -n "$q" ] || fail "$name: no count"
-	mc_exact "/tmp/$name-count.log"
-	say "$name: $n route resolutions from ib1, $q SA PathRecord queries on the wire ($ORCM_STACK)"
-	SA_QUERIES=$q
+	mc_stop "$name"
+	say "$name: $n route resolutions from ib1, $MC_Q SA PathRecord queries on the wire ($ORCM_STACK)"
+	SA_QUERIES=$MC_Q
 }
 [ "$ORCM_STACK" != ours ] || [ -r "$PC" ] || fail "no $PC"
 [ "$ORCM_STACK" != ours ] || { cat "$PC"; h0=$(pc hits) c0=$(pc coalesced) m0=$(pc misses); }
@@ -302,7 +294,7 @@ sa10_down() {
 	return 0
 }
 sa_load10() {
-	local n=$1 k pk q counter m0=0 t=$SECONDS pids
+	local n=$1 k pk q m0=0 t=$SECONDS pids
 	sa10_conf >/tmp/sib-partitions.conf
 	sib_sm_stop
 	sib_sm_start -P /tmp/sib-partitions.conf
@@ -330,19 +322,14 @@ sa_load10() {
 	done
 	say "sa10: $SA10_K partitions up, their IPoIB paths resolved ($((SECONDS - t)) s)"
 	[ "$ORCM_STACK" != ours ] || m0=$(pc misses)
-	bg /tmp/sib-sa10-count.log python3 "$(dirname "$0")/softib-madcount.py" vA
-	counter=$LAST_PID
-	wait_for 10 "sa10: the MAD counter listening" grep -q listening /tmp/sib-sa10-count.log
+	mc_start sib-sa10
 	t=$SECONDS
 	for ((k = 1; k <= SA10_K; k++)); do
 		transfer_pair "sib-sa10-$k" 7174 udaddy -b "198.19.$k.1" -c "$n" -C 1 -- \
 			"${IN_B[@]}" udaddy -s "198.19.$k.1" -b "198.19.$k.2" -c "$n" -C 1
 	done
-	kill -TERM "$counter"
-	wait_pid "$counter" 10 || fail "sa10: the MAD counter did not stop"
-	q=$(awk '$1 == "pathrecord_queries" { print $2 }' /tmp/sib-sa10-count.log)
-	[ -n "$q" ] || fail "sa10: no count"
-	mc_exact /tmp/sib-sa10-count.log
+	mc_stop sib-sa10
+	q=$MC_Q
 	say "sib-sa10: $((SA10_K * n)) route resolutions from ib1 to $SA10_K destinations (partitions)," \
 		"$q SA PathRecord queries on the wire ($ORCM_STACK, $((SECONDS - t)) s)"
 	if [ "$ORCM_STACK" = stock ]; then

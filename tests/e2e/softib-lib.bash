@@ -6,6 +6,7 @@
 #   sib_pair [MTU]        veth vA <=> vB (init namespace, MTU default 9000)
 #                         with softib ib0 on vA and ib1 on vB
 #   sib_drops DEV REASON  that drop counter of DEV (debugfs)
+#   sib_cm_netem DEV LOSS [MATCH...]  netem loss on the CM MADs leaving DEV
 #   sib_subnet_up         sib_pair under stock opensm, both ports ACTIVE
 #   sib_subnet_start TRAP the same, with the caller's EXIT trap
 #   sib_ipoib_up          stock IPoIB on both CAs: $SIB_I0 (ib0's) with
@@ -64,6 +65,26 @@ sib_state() { rdma link show "$1/1" | sed -n 's/.* state \([A-Z_]*\).*/\1/p'; }
 sib_lid() { rdma link show "$1/1" | sed -n 's/.* lid \([0-9]*\) .*/\1/p'; }
 
 sib_drops() { awk -v r="$2" '$1 == r { print $2 }' "$SIB_DEBUGFS/$1/drops"; }
+
+# sib_cm_netem DEV LOSS [U32_MATCH...]: LOSS of the CM MADs leaving DEV
+# dropped. A prio qdisc sends their frames to a band under netem, all else
+# (SA, IPoIB, RC data) to a plain band; the u32 filter reads the IB headers
+# after the Ethernet header: LRH byte 1 LNH = 2 (no GRH), BTH opcode UD
+# SEND_ONLY (0x64), the MAD's management class (byte 1 of the MAD, after
+# the 8-byte LRH, 12-byte BTH and 8-byte DETH) CM (0x07), and the extra
+# u32 matches given (one message type: its attribute, bytes 44-45).
+sib_cm_netem() {
+	local dev=$1 loss=$2
+	shift 2
+	tc qdisc add dev "$dev" root handle 1: prio bands 3 \
+		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 || fail "prio qdisc on $dev"
+	tc qdisc add dev "$dev" parent 1:3 handle 30: netem loss "$loss" || fail "netem on $dev"
+	tc filter add dev "$dev" parent 1: protocol all prio 1 u32 \
+		match u8 0x02 0x03 at 1 match u8 0x64 0xff at 8 match u8 0x07 0xff at 29 \
+		"$@" flowid 1:3 || fail "u32 filter on $dev"
+}
+# sib_cm_netem_drops DEV: the CM MADs sib_cm_netem's band dropped
+sib_cm_netem_drops() { tc -s qdisc show dev "$1" parent 1:3 | sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -n 1; }
 
 # sib_subnet_up: ib0 <=> ib1 (sib_pair 9000) and stock opensm bound to ib0's
 # port, until both ports are ACTIVE with LIDs (the SM stops at exit).

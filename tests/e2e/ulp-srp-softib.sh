@@ -11,7 +11,7 @@
 # service GUID. Written to ib_srp's add_target, the initiator resolves the
 # path through the SA and logs in with its own ib_cm REQ/REP/RTU to ib1,
 # carrying SRP_LOGIN_REQ/RSP as private data; the LUN appears as a SCSI disk.
-# Every RTU ib0 sends during the login is dropped (a u32 filter on its
+# Every RTU ib0 sends during the login is dropped (sib_cm_netem on its
 # carrier): ib_srpt's channel goes live when its QP, still in RTR, gets
 # the first SRP request, through the QP's COMM_EST event and
 # ib_cm_notify() (IB_CM_USER_ESTABLISHED) instead of the RTU.
@@ -143,21 +143,6 @@ ulp_teardown() {
 	lio_down
 }
 
-# rtu_drop DEV: every CM RTU leaving DEV dropped: a prio qdisc sends the
-# frames whose IB headers (after the Ethernet header) say LRH LNH = 2 (no
-# GRH), BTH opcode UD SEND_ONLY (0x64), MAD class CM (0x07, byte 29) and
-# attribute RTU (0x0014, bytes 44-45: 8-byte LRH, 12-byte BTH, 8-byte
-# DETH, MAD header byte 16) to a band under netem loss 100%.
-rtu_drop() {
-	tc qdisc add dev "$1" root handle 1: prio bands 3 \
-		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 || fail "prio qdisc on $1"
-	tc qdisc add dev "$1" parent 1:3 handle 30: netem loss 100% || fail "netem on $1"
-	tc filter add dev "$1" parent 1: protocol all prio 1 u32 \
-		match u8 0x02 0x03 at 1 match u8 0x64 0xff at 8 match u8 0x07 0xff at 29 \
-		match u16 0x0014 0xffff at 44 flowid 1:3 || fail "u32 filter on $1"
-}
-rtu_drops() { tc -s qdisc show dev "$1" parent 1:3 | sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -n 1; }
-
 # ---- data ----------------------------------------------------------------------
 # Each set: name, offset, size. Written from a random file with direct I/O,
 # read back (direct) from the disk and from the target's file.
@@ -199,10 +184,10 @@ srp_discover
 
 L0=$(login_count) T0=$(timewait_exits)
 t=$SECONDS
-rtu_drop vA
+sib_cm_netem vA 100% match u16 0x0014 0xffff at 44 # the RTUs (attribute 0x0014)
 put "$TARGET" "$SRP_HOST/add_target"
 wait_for 30 "the SRP LUN's disk" srp_disk
-RTUS=$(rtu_drops vA)
+RTUS=$(sib_cm_netem_drops vA)
 tc qdisc del dev vA root
 [ "${RTUS:-0}" -ge 1 ] || fail "no RTU of the login was dropped: the filter matched nothing"
 CHANNELS=$(($(login_count) - L0))
