@@ -20,6 +20,7 @@
 #include <rdma/rdma_netlink.h>
 #include "softib.h"
 #include "wire.h"
+#include "sw.h"
 
 #define SOFTIB_NODE_DESC	"softib"
 /* Carrier bytes a packet needs beyond its IB payload (LRH GRH BTH RETH ...) */
@@ -61,16 +62,22 @@ static struct softib_dev *softib_find(struct net_device *ndev)
 	return NULL;
 }
 
-/* The largest IB MTU whose packets fit the carrier's MTU. */
-enum ib_mtu softib_max_mtu(struct softib_dev *sdev)
+/* The largest IB MTU whose packets fit a carrier's MTU (a switch's too). */
+enum ib_mtu softib_ndev_mtu(const struct net_device *ndev)
 {
-	int room = (int)READ_ONCE(sdev->ndev->mtu) - SOFTIB_HDR_ROOM;
+	int room = (int)READ_ONCE(ndev->mtu) - SOFTIB_HDR_ROOM;
 	enum ib_mtu mtu;
 
 	for (mtu = SOFTIB_MAX_MTU; mtu > IB_MTU_256; mtu--)
 		if (ib_mtu_enum_to_int(mtu) <= room)
 			break;
 	return mtu;
+}
+EXPORT_SYMBOL_IF_KUNIT(softib_ndev_mtu);
+
+enum ib_mtu softib_max_mtu(struct softib_dev *sdev)
+{
+	return softib_ndev_mtu(sdev->ndev);
 }
 EXPORT_SYMBOL_IF_KUNIT(softib_max_mtu);
 
@@ -401,6 +408,9 @@ static int softib_newlink(const char *name, struct net_device *ndev)
 
 	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN)
 		return -EINVAL;
+	/* one carrier, one user: a switch port's netdev is not a CA's */
+	if (softib_sw_owns(ndev))
+		return -EBUSY;
 
 	rdi = rvt_alloc_device(sizeof(*sdev), 1);
 	if (!rdi)
@@ -535,6 +545,7 @@ static int softib_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 	struct softib_dev *sdev;
 
+	softib_sw_netdev_event(ndev, event);
 	mutex_lock(&softib_lock);
 	sdev = softib_find(ndev);
 	if (!sdev || !sdev->registered)
@@ -592,9 +603,12 @@ static int __init softib_init(void)
 	softib_free_wq = alloc_workqueue("softib_free", 0, 0);
 	if (!softib_free_wq)
 		return -ENOMEM;
-	ret = ib_register_client(&softib_client);
+	ret = softib_sw_init();
 	if (ret)
 		goto out_wq;
+	ret = ib_register_client(&softib_client);
+	if (ret)
+		goto out_sw;
 	ret = register_netdevice_notifier(&softib_netdev_nb);
 	if (ret)
 		goto out_client;
@@ -605,6 +619,8 @@ static int __init softib_init(void)
 
 out_client:
 	ib_unregister_client(&softib_client);
+out_sw:
+	softib_sw_exit();
 out_wq:
 	destroy_workqueue(softib_free_wq);
 	return ret;
@@ -614,6 +630,7 @@ static void __exit softib_exit(void)
 {
 	rdma_link_unregister(&softib_link_ops);
 	unregister_netdevice_notifier(&softib_netdev_nb);
+	softib_sw_exit();
 	softib_unregister_all();
 	softib_net_exit();
 	ib_unregister_client(&softib_client);

@@ -3,13 +3,15 @@
  * softib: the carrier. An IB packet (LRH through ICRC) is the payload of an
  * Ethernet frame of EtherType SOFTIB_ETHERTYPE, sent to the broadcast
  * address from the carrier netdev's own: the LRH's DLID is what routes.
- * Frames that reach a netdev no softib device is bound to are dropped.
+ * A frame goes to the CA whose carrier received it, or to the switch port
+ * bound to that netdev (sw_fwd.c); anywhere else it is dropped.
  */
 #include <linux/etherdevice.h>
 #include <linux/if_ether.h>
 #include <linux/unaligned.h>
 #include "softib.h"
 #include "wire.h"
+#include "sw.h"
 
 /*
  * A packet with the headers h describes and len bytes of payload taken
@@ -95,12 +97,22 @@ void softib_pkt_out(struct softib_dev *sdev, struct sk_buff *skb)
 int softib_xmit(struct softib_dev *sdev, struct sk_buff *skb)
 {
 	struct net_device *ndev = sdev->ndev;
-	struct ethhdr *eth;
 
 	if (skb->len > ndev->mtu || !(ndev->flags & IFF_UP)) {
 		kfree_skb(skb);
 		return -EMSGSIZE;
 	}
+	return softib_eth_xmit(ndev, skb);
+}
+
+/*
+ * The IB packet at skb->data (consumed, with ETH_HLEN of writable headroom)
+ * out of ndev: a CA's carrier or a switch port's netdev (sw_fwd.c).
+ */
+int softib_eth_xmit(struct net_device *ndev, struct sk_buff *skb)
+{
+	struct ethhdr *eth;
+
 	skb_reset_network_header(skb);
 	eth = skb_push(skb, ETH_HLEN);
 	skb_reset_mac_header(skb);
@@ -112,23 +124,31 @@ int softib_xmit(struct softib_dev *sdev, struct sk_buff *skb)
 	skb->priority = 0;
 	return dev_queue_xmit(skb) == NET_XMIT_SUCCESS ? 0 : -ENOBUFS;
 }
+EXPORT_SYMBOL_IF_KUNIT(softib_eth_xmit);
 
 /* Under rcu_read_lock() (the receive softirq). */
 static int softib_pkt_rcv(struct sk_buff *skb, struct net_device *ndev,
 			  struct packet_type *pt, struct net_device *orig)
 {
+	struct softib_sw_port *swp = NULL;
 	struct softib_dev *sdev;
 
 	if (skb->pkt_type == PACKET_OTHERHOST ||
 	    skb->pkt_type == PACKET_OUTGOING)
 		goto free;
 	sdev = softib_find_rcu(ndev);
-	if (!sdev)
-		goto free;
+	if (!sdev) {
+		swp = softib_sw_port_find_rcu(ndev);
+		if (!swp)
+			goto free;
+	}
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
 		return NET_RX_DROP;
-	softib_ud_rcv(sdev, skb);
+	if (swp)
+		softib_sw_rcv(swp, skb);
+	else
+		softib_ud_rcv(sdev, skb);
 	return NET_RX_SUCCESS;
 free:
 	kfree_skb(skb);

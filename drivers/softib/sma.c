@@ -21,11 +21,6 @@
 
 #include "softib.h"
 
-#define SOFTIB_WIDTH_SUPPORTED	3	/* LinkWidthSupported: 1X, 4X */
-#define SOFTIB_SPEED_SUPPORTED	7	/* LinkSpeedSupported: SDR, DDR, QDR */
-#define SOFTIB_VL_CAP		1	/* VLCap: VL0 */
-#define SOFTIB_VL_ARB_CAP	8	/* VLArbitration{High,Low}Cap */
-#define SOFTIB_RESP_TIME	18	/* RespTimeValue: 4.096 us << 18 */
 #define SOFTIB_GUIDS_PER_BLOCK	8
 #define SOFTIB_PKEYS_PER_BLOCK	32
 #define SOFTIB_CLIENT_REREG	0x80	/* PortInfo octet 51, bit 7 */
@@ -574,39 +569,51 @@ void softib_sma_link_change(struct softib_port *port, bool up)
 }
 
 /*
- * M_Key check (IBA 14.2.4). Protect bits 0 and 1 let any Get through
- * (level 1 hides PortInfo:M_Key), 2 and 3 refuse a Get with a wrong key;
- * a Set or TrapRepress needs the key at every level. A port M_Key of 0
- * turns checking off. A refused SMP counts a violation and starts the
- * lease; when the lease runs out the protect bits fall to 0.
+ * M_Key check (IBA 14.2.4), of a CA port's key or of a switch's (its port
+ * 0's, sw_sma.c). Protect bits 0 and 1 let any Get through (level 1 hides
+ * PortInfo:M_Key), 2 and 3 refuse a Get with a wrong key; a Set or
+ * TrapRepress needs the key at every level. A key of 0 turns checking off.
+ * A refused SMP counts a violation and starts the lease; when the lease
+ * runs out the protect bits fall to 0. The caller holds the lock of m.
  */
+bool softib_mkey_check(const struct softib_mkey_ref *m,
+		       const struct ib_smp *smp, bool ignore, bool *hide_mkey)
+{
+	*hide_mkey = false;
+	if (*m->lease_timeout && time_after_eq(jiffies, *m->lease_timeout)) {
+		*m->lease_timeout = 0;
+		*m->prot = 0;
+	}
+	if (ignore || !m->key || smp->mkey == m->key) {
+		*m->lease_timeout = 0;
+		return true;
+	}
+	if (smp->method == IB_MGMT_METHOD_GET && *m->prot < 2) {
+		*hide_mkey = *m->prot == 1;
+		return true;
+	}
+	if (*m->violations != 0xffff)
+		(*m->violations)++;
+	if (!*m->lease_timeout && m->lease_period)
+		*m->lease_timeout = (jiffies + m->lease_period * HZ) ?: 1;
+	return false;
+}
+
 static bool softib_mkey_ok(struct softib_port *port, const struct ib_smp *smp,
 			   int mad_flags, bool *hide_mkey)
 {
 	struct rvt_ibport *rvp = &port->rvp;
+	struct softib_mkey_ref m = {
+		.key = rvp->mkey,
+		.lease_period = rvp->mkey_lease_period,
+		.prot = &rvp->mkeyprot,
+		.lease_timeout = &rvp->mkey_lease_timeout,
+		.violations = &rvp->mkey_violations,
+	};
 
 	lockdep_assert_held(&rvp->lock);
-	*hide_mkey = false;
-	if (rvp->mkey_lease_timeout &&
-	    time_after_eq(jiffies, rvp->mkey_lease_timeout)) {
-		rvp->mkey_lease_timeout = 0;
-		rvp->mkeyprot = 0;
-	}
-	if ((mad_flags & IB_MAD_IGNORE_MKEY) || !rvp->mkey ||
-	    smp->mkey == rvp->mkey) {
-		rvp->mkey_lease_timeout = 0;
-		return true;
-	}
-	if (smp->method == IB_MGMT_METHOD_GET && rvp->mkeyprot < 2) {
-		*hide_mkey = rvp->mkeyprot == 1;
-		return true;
-	}
-	if (rvp->mkey_violations != 0xffff)
-		rvp->mkey_violations++;
-	if (!rvp->mkey_lease_timeout && rvp->mkey_lease_period)
-		rvp->mkey_lease_timeout =
-			(jiffies + rvp->mkey_lease_period * HZ) ?: 1;
-	return false;
+	return softib_mkey_check(&m, smp, mad_flags & IB_MAD_IGNORE_MKEY,
+				 hide_mkey);
 }
 
 /* ---- attributes: Get -------------------------------------------------- */
@@ -776,7 +783,8 @@ static u16 softib_get_vl_arb(struct softib_smp_ctx *c, u8 *data)
 
 /* ---- attributes: Set -------------------------------------------------- */
 
-static bool softib_ucast_lid_ok(u16 lid, u32 now)
+/* A LID the SM may set (the switch's SMA uses these three too). */
+bool softib_ucast_lid_ok(u16 lid, u32 now)
 {
 	/* 0 (unassigned) only when it stays unassigned */
 	if (!lid)
@@ -785,12 +793,12 @@ static bool softib_ucast_lid_ok(u16 lid, u32 now)
 }
 
 /* A {Width,Speed}Enabled value: 0 keeps, all-ones means "supported". */
-static bool softib_enable_ok(u8 v, u8 all, u8 supported)
+bool softib_enable_ok(u8 v, u8 all, u8 supported)
 {
 	return !v || v == all || !(v & ~supported);
 }
 
-static u8 softib_enable_new(u8 v, u8 all, u8 supported, u8 cur)
+u8 softib_enable_new(u8 v, u8 all, u8 supported, u8 cur)
 {
 	if (!v)
 		return cur;

@@ -52,6 +52,12 @@
 /* The link as PortInfo and query_port report it: 4X QDR. */
 #define SOFTIB_LINK_WIDTH	IB_WIDTH_4X
 #define SOFTIB_LINK_SPEED	IB_SPEED_QDR
+/* PortInfo capabilities of every softib port, CA's and switch's (sma.c) */
+#define SOFTIB_WIDTH_SUPPORTED	3	/* LinkWidthSupported: 1X, 4X */
+#define SOFTIB_SPEED_SUPPORTED	7	/* LinkSpeedSupported: SDR, DDR, QDR */
+#define SOFTIB_VL_CAP		1	/* VLCap: VL0 */
+#define SOFTIB_VL_ARB_CAP	8	/* VLArbitration{High,Low}Cap */
+#define SOFTIB_RESP_TIME	18	/* RespTimeValue: 4.096 us << 18 */
 
 /* Why a received packet was dropped; each has a counter (stats.c). */
 enum softib_drop {
@@ -255,6 +261,7 @@ static inline struct softib_dev *rdi_to_sdev(struct rvt_dev_info *rdi)
 int softib_net_init(void);
 void softib_net_exit(void);
 int softib_xmit(struct softib_dev *sdev, struct sk_buff *skb);
+int softib_eth_xmit(struct net_device *ndev, struct sk_buff *skb);
 
 /* icrc.c */
 u32 softib_icrc(const void *pkt, unsigned int len_without_icrc);
@@ -269,6 +276,20 @@ int softib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 		       const struct ib_mad *in, struct ib_mad *out,
 		       size_t *out_mad_size, u16 *out_mad_pkey_index);
 void softib_sma_port_init(struct softib_port *port);
+bool softib_ucast_lid_ok(u16 lid, u32 now);
+/* A port's M_Key state, wherever it lives (sma.c, sw_sma.c). */
+struct softib_mkey_ref {
+	__be64 key;
+	u16 lease_period;
+	u8 *prot;
+	unsigned long *lease_timeout;
+	u16 *violations;
+};
+
+bool softib_mkey_check(const struct softib_mkey_ref *m,
+		       const struct ib_smp *smp, bool ignore, bool *hide_mkey);
+bool softib_enable_ok(u8 v, u8 all, u8 supported);
+u8 softib_enable_new(u8 v, u8 all, u8 supported, u8 cur);
 void softib_sma_link_change(struct softib_port *port, bool up);
 void softib_sma_cap_mask_chg(struct softib_port *port);
 void softib_trap_start(struct softib_port *port);
@@ -284,6 +305,7 @@ void softib_drop(struct softib_port *port, enum softib_drop why);
 /* added by wt-softib */
 /* main.c */
 struct softib_dev *softib_find_rcu(struct net_device *ndev);
+enum ib_mtu softib_ndev_mtu(const struct net_device *ndev);
 enum ib_mtu softib_max_mtu(struct softib_dev *sdev);
 enum ib_mtu softib_active_mtu(struct softib_port *port);
 /* qp.c: rdmavt's QP hooks */

@@ -12,10 +12,18 @@
 #   sib_ipoib_up          stock IPoIB on both CAs: $SIB_I0 (ib0's) with
 #                         198.18.9.1/24 here, $SIB_I1 (ib1's) with
 #                         198.18.9.2/24 in netns $NS_B
+#   sib_fabric N [PORTS]  switch sw0 (PORTS, default 8) and CAs ib0..ibN-1,
+#                         ibK on veth vAK <=> vS(K+1), the switch's port K+1
+#   sib_fabric_sm         opensm on ib0, until every CA of the fabric is ACTIVE
+#   sib_fabric_up N       sib_fabric, then sib_fabric_sm
+#   sib_veth A B          a veth pair A <=> B at MTU 9000, both up (the
+#                         netdevs deleted at exit)
 # shellcheck shell=bash disable=SC2034
 
 SIB_KO=${ORCM_OURS_DIR:-/nonexistent}/drivers/softib/softib.ko
 SIB_DEBUGFS=/sys/kernel/debug/softib
+SIB_SWITCH=/sys/class/softib_switch
+SIB_FABRIC_CAS=() SIB_FABRIC_NETDEVS=()
 
 # The device tests of softib (softib-dev, -opensm, -ipoib, -rc) test our
 # driver, not a CM: they run on our stack only. softib itself is a driver
@@ -38,10 +46,13 @@ sib_cleanup() {
 	local d p
 	# First what may hold a device open (an unregistration waits for it).
 	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-	for d in ib0 ib1 ib2 ibS; do
+	for d in ib0 ib1 ib2 ibS "${SIB_FABRIC_CAS[@]}"; do
 		[ ! -e "/sys/class/infiniband/$d" ] || rdma link delete "$d" 2>/dev/null || true
 	done
-	for d in vA vC vS; do
+	if [ -e "$SIB_SWITCH/switches" ]; then
+		for d in $(cat "$SIB_SWITCH/switches"); do echo "-$d" >"$SIB_SWITCH/switches" || true; done
+	fi
+	for d in vA vC vS "${SIB_FABRIC_NETDEVS[@]}"; do
 		[ ! -e "/sys/class/net/$d" ] || ip link delete "$d" 2>/dev/null || true
 	done
 	cleanup
@@ -203,4 +214,51 @@ sib_ipoib_up() {
 	wait_for 20 "$SIB_I0 carrier (broadcast group joined)" \
 		bash -c "[ \$(cat /sys/class/net/$SIB_I0/carrier) = 1 ]"
 	wait_for 20 "$SIB_I1 carrier" in_b bash -c "[ \$(cat /sys/class/net/$SIB_I1/carrier) = 1 ]"
+}
+
+sib_veth() {
+	SIB_FABRIC_NETDEVS+=("$1")
+	ip link add "$1" type veth peer name "$2"
+	ip link set "$1" mtu 9000
+	ip link set "$2" mtu 9000
+	ip link set "$1" up
+	ip link set "$2" up
+}
+# sib_fabric N [PORTS]: a switch and N CAs on its ports 1..N (no SM yet).
+sib_fabric() {
+	local n=$1 ports=${2:-8} k
+	echo "+sw0 $ports" >"$SIB_SWITCH/switches" || fail "cannot create switch sw0"
+	for ((k = 0; k < n; k++)); do
+		sib_veth "vA$k" "vS$((k + 1))"
+		echo "$((k + 1)) vS$((k + 1))" >"$SIB_SWITCH/sw0/bind" || fail "bind sw0 port $((k + 1))"
+		rdma link add "ib$k" type softib netdev "vA$k" || fail "rdma link add ib$k"
+		SIB_FABRIC_CAS+=("ib$k")
+	done
+}
+# sib_all STATE: every CA of the fabric in STATE
+sib_all() {
+	local d
+	for d in "${SIB_FABRIC_CAS[@]}"; do [ "$(sib_state "$d")" = "$1" ] || return 1; done
+}
+sib_fabric_up() {
+	sib_fabric "$@"
+	sib_fabric_sm
+}
+sib_fabric_sm() {
+	command -v opensm >/dev/null || fail "no opensm (Debian package opensm)"
+	[ -d /sys/module/ib_umad ] ||
+		modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL" ib_umad || fail "modprobe ib_umad"
+	wait_for 10 "every CA INIT" sib_all INIT
+	sib_sm_start
+	trap 'sib_sm_stop; sib_cleanup' EXIT
+	if ! wait_all_active 60; then
+		tail -n 40 /tmp/opensm.log
+		cat "$SIB_SWITCH"/sw*/ports "$SIB_SWITCH"/sw*/drops
+		fail "opensm did not bring the fabric ACTIVE"
+	fi
+}
+wait_all_active() {
+	local i
+	for ((i = 0; i < $1 * 10; i++)); do sib_all ACTIVE && return 0; sleep 0.1; done
+	return 1
 }
