@@ -33,11 +33,8 @@
 #     in-tree CM asks once per id; ours, with its path cache, once, and its
 #     debugfs counters say so (1 miss, 999 hits or waits). Then opensm
 #     restarts (it reregisters every port: CLIENT_REREGISTER), our cache
-#     drops ib1's record, and the next resolutions ask again, once; then
-#     ten destinations: ten IPoIB partitions of ib1 (opensm with ten
-#     P_Keys, an IPoIB child netdev per P_Key each side), 50 resolutions
-#     to each (10 on the stock stack): ours asks the SA ten times, once
-#     per path record (DGID, P_Key), the in-tree CM once per resolution;
+#     drops ib1's record, and the next resolutions ask again, once (the
+#     load to ten destinations, ten CAs behind a switch, is softib-switch's);
 #   - the SM killed (at the end): rping, up, goes on passing data; a new
 #     route resolution that needs the SA fails with ROUTE_ERROR in time;
 #   - an SM-driven LID change (at the end: opensm back with LMC 1): new
@@ -196,27 +193,10 @@ say "AF_IB block: $((SECONDS - t0)) s ($ORCM_STACK)"
 # SA load: the udaddy client in netns B (ib1: its SA queries cross the
 # link to opensm on ib0), the server here; PathRecord queries counted on vA.
 PC=/sys/kernel/debug/rdma_cm/path_cache
-# mc_start NAME: softib-madcount.py on vA, until mc_stop NAME, which sets
-# MC_Q to the PathRecord queries it counted; the count must be exact (its
-# socket lost no frame).
-mc_start() {
-	bg "/tmp/$1-count.log" python3 "$(dirname "$0")/softib-madcount.py" vA
-	MC_PID=$LAST_PID
-	wait_for 10 "$1: the MAD counter listening" grep -q listening "/tmp/$1-count.log"
-}
-mc_stop() {
-	local d
-	kill -TERM "$MC_PID"
-	wait_pid "$MC_PID" 10 || fail "$1: the MAD counter did not stop"
-	MC_Q=$(awk '$1 == "pathrecord_queries" { print $2 }' "/tmp/$1-count.log")
-	[ -n "$MC_Q" ] || fail "$1: no count"
-	d=$(awk '$1 == "drops" { print $2 }' "/tmp/$1-count.log")
-	[ "$d" = 0 ] || fail "$1: the MAD counter's socket dropped ${d:-?} frames: its count is not exact"
-}
 pc() { awk -v k="$1" '$1 == k { print $2 }' "$PC"; }
 sa_load() {
 	local name=$1 n=$2
-	mc_start "$name"
+	mc_start "$name" vA
 	transfer_pair "$name" 7174 udaddy -b "$SIB_IP0" -c "$n" -C 1 -- \
 		"${IN_B[@]}" udaddy -s "$SIB_IP0" -b "$SIB_IP1" -c "$n" -C 1
 	mc_stop "$name"
@@ -253,101 +233,6 @@ else
 fi
 wait_for 10 "no CM id left after the SA load" cm_ids_empty
 
-# SA load to ten destinations. A subnet of two CAs has one remote port, so
-# the ten destinations are ten partitions of it: opensm restarted with ten
-# IPoIB partitions (P_Keys 0x8001..0x800a, both ports full members), an
-# IPoIB child netdev per P_Key on each side (ib1's in netns B) with an
-# address of its own (198.19.K.1 on ib0, .2 on ib1). Each is its own path
-# record (same DGID, another P_Key), so each is one SA query for ours; the
-# in-tree CM asks once per resolution. ib1's IPoIB resolves its own paths
-# (a ping each way) before the count starts.
-SA10_K=10
-sa10_conf() {
-	local k
-	echo 'Default=0x7fff, ipoib : ALL=full ;'
-	for ((k = 1; k <= SA10_K; k++)); do
-		printf 'p%d=0x%04x, ipoib : ALL=full ;\n' "$k" $((0x8000 + k))
-	done
-}
-# sa10_pkeys DEV: every partition's P_Key (full) in DEV's P_Key table
-sa10_pkeys() {
-	local k t
-	t=$(cat "/sys/class/infiniband/$1/ports/1/pkeys/"* 2>/dev/null)
-	for ((k = 1; k <= SA10_K; k++)); do
-		grep -qx "$(printf '0x%04x' $((0x8000 + k)))" <<<"$t" || return 1
-	done
-}
-sa10_pkeys_both() { sa10_pkeys ib0 && sa10_pkeys ib1; }
-sa10_carriers() {
-	local k
-	for ((k = 1; k <= SA10_K; k++)); do
-		[ "$(cat "/sys/class/net/pa$k/carrier" 2>/dev/null)" = 1 ] || return 1
-		[ "$(in_b cat "/sys/class/net/pb$k/carrier" 2>/dev/null)" = 1 ] || return 1
-	done
-}
-sa10_down() {
-	local k
-	for ((k = 1; k <= SA10_K; k++)); do
-		ip link del "pa$k" 2>/dev/null
-		in_b ip link del "pb$k" 2>/dev/null
-	done
-	return 0
-}
-sa_load10() {
-	local n=$1 k pk q m0=0 t=$SECONDS pids
-	sa10_conf >/tmp/sib-partitions.conf
-	sib_sm_stop
-	sib_sm_start -P /tmp/sib-partitions.conf
-	wait_for 30 "the partitions in ib0's and ib1's P_Key tables" sa10_pkeys_both
-	for ((k = 1; k <= SA10_K; k++)); do
-		pk=$(printf '0x%04x' $((0x8000 + k)))
-		ip link add link "$SIB_I0" name "pa$k" type ipoib pkey "$pk" || fail "IPoIB child $pk of $SIB_I0"
-		in_b ip link add link "$SIB_I1" name "pb$k" type ipoib pkey "$pk" || fail "IPoIB child $pk of $SIB_I1"
-		ip addr add "198.19.$k.1/24" dev "pa$k"
-		in_b ip addr add "198.19.$k.2/24" dev "pb$k"
-		ip link set "pa$k" up
-		in_b ip link set "pb$k" up
-	done
-	wait_for 30 "the 20 IPoIB children's carriers (their partitions' broadcast groups joined)" sa10_carriers
-	# ARP and IPoIB's path queries of the ten partitions at once, then each
-	# must answer
-	pids=()
-	for ((k = 1; k <= SA10_K; k++)); do
-		in_b ping -c 1 -W 5 "198.19.$k.1" >/dev/null 2>&1 &
-		pids+=($!)
-	done
-	wait "${pids[@]}" || true
-	for ((k = 1; k <= SA10_K; k++)); do
-		wait_for 20 "ping 198.19.$k.1 from netns B (partition $k)" in_b ping -c 1 -W 1 "198.19.$k.1"
-	done
-	say "sa10: $SA10_K partitions up, their IPoIB paths resolved ($((SECONDS - t)) s)"
-	[ "$ORCM_STACK" != ours ] || m0=$(pc misses)
-	mc_start sib-sa10
-	t=$SECONDS
-	for ((k = 1; k <= SA10_K; k++)); do
-		transfer_pair "sib-sa10-$k" 7174 udaddy -b "198.19.$k.1" -c "$n" -C 1 -- \
-			"${IN_B[@]}" udaddy -s "198.19.$k.1" -b "198.19.$k.2" -c "$n" -C 1
-	done
-	mc_stop sib-sa10
-	q=$MC_Q
-	say "sib-sa10: $((SA10_K * n)) route resolutions from ib1 to $SA10_K destinations (partitions)," \
-		"$q SA PathRecord queries on the wire ($ORCM_STACK, $((SECONDS - t)) s)"
-	if [ "$ORCM_STACK" = stock ]; then
-		[ "$q" -ge $((SA10_K * n)) ] ||
-			fail "stock: $q PathRecord queries for $((SA10_K * n)) resolutions, expected one each"
-	else
-		cat "$PC"
-		[ "$q" -eq "$SA10_K" ] ||
-			fail "ours: $q PathRecord queries for $n resolutions to each of $SA10_K destinations, want $SA10_K"
-		[ $(($(pc misses) - m0)) -eq "$SA10_K" ] ||
-			fail "path cache: $(($(pc misses) - m0)) misses for $SA10_K destinations, want $SA10_K"
-	fi
-	sa10_down
-}
-SA10_N=50
-[ "$ORCM_STACK" != stock ] || SA10_N=10
-STEP=60 sa_load10 $SA10_N
-wait_for 10 "no CM id left after the SA load to ten destinations" cm_ids_empty
 say "ok: SA load measured ($ORCM_STACK)"
 
 # IPoIB connected mode (RFC 4755): each IPoIB netdev's own ib_cm client

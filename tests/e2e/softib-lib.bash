@@ -7,6 +7,7 @@
 #                         with softib ib0 on vA and ib1 on vB
 #   sib_drops DEV REASON  that drop counter of DEV (debugfs)
 #   sib_cm_netem DEV LOSS [MATCH...]  netem loss on the CM MADs leaving DEV
+#   mc_start NAME DEV / mc_stop NAME  count SA PathRecord queries on DEV
 #   sib_subnet_up         sib_pair under stock opensm, both ports ACTIVE
 #   sib_subnet_start TRAP the same, with the caller's EXIT trap
 #   sib_ipoib_up          stock IPoIB on both CAs: $SIB_I0 (ib0's) with
@@ -43,18 +44,19 @@ sib_load() {
 }
 
 sib_cleanup() {
-	local d p
+	local d p t0=$SECONDS
 	# First what may hold a device open (an unregistration waits for it).
 	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	for d in ib0 ib1 ib2 ibS "${SIB_FABRIC_CAS[@]}"; do
 		[ ! -e "/sys/class/infiniband/$d" ] || rdma link delete "$d" 2>/dev/null || true
 	done
-	if [ -e "$SIB_SWITCH/switches" ]; then
-		for d in $(cat "$SIB_SWITCH/switches"); do echo "-$d" >"$SIB_SWITCH/switches" || true; done
-	fi
+	local sws=()
+	[ ! -e "$SIB_SWITCH/switches" ] || read -ra sws <"$SIB_SWITCH/switches" || true
+	for d in "${sws[@]}"; do echo "-$d" >"$SIB_SWITCH/switches" || true; done
 	for d in vA vC vS "${SIB_FABRIC_NETDEVS[@]}"; do
 		[ ! -e "/sys/class/net/$d" ] || ip link delete "$d" 2>/dev/null || true
 	done
+	[ "$((SECONDS - t0))" -lt 10 ] || say "cleanup: $((SECONDS - t0)) s"
 	cleanup
 }
 trap sib_cleanup EXIT
@@ -96,6 +98,24 @@ sib_cm_netem() {
 }
 # sib_cm_netem_drops DEV: the CM MADs sib_cm_netem's band dropped
 sib_cm_netem_drops() { tc -s qdisc show dev "$1" parent 1:3 | sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -n 1; }
+
+# mc_start NAME DEV: softib-madcount.py on DEV (a CA's carrier), until
+# mc_stop NAME, which sets MC_Q to the PathRecord queries it counted; the
+# count must be exact (its socket lost no frame).
+mc_start() {
+	bg "/tmp/$1-count.log" python3 "$(dirname "$0")/softib-madcount.py" "$2"
+	MC_PID=$LAST_PID
+	wait_for 10 "$1: the MAD counter listening" grep -q listening "/tmp/$1-count.log"
+}
+mc_stop() {
+	local d
+	kill -TERM "$MC_PID"
+	wait_pid "$MC_PID" 10 || fail "$1: the MAD counter did not stop"
+	MC_Q=$(awk '$1 == "pathrecord_queries" { print $2 }' "/tmp/$1-count.log")
+	[ -n "$MC_Q" ] || fail "$1: no count"
+	d=$(awk '$1 == "drops" { print $2 }' "/tmp/$1-count.log")
+	[ "$d" = 0 ] || fail "$1: the MAD counter's socket dropped ${d:-?} frames: its count is not exact"
+}
 
 # sib_subnet_up: ib0 <=> ib1 (sib_pair 9000) and stock opensm bound to ib0's
 # port, until both ports are ACTIVE with LIDs (the SM stops at exit).
@@ -192,6 +212,27 @@ sib_ipoib_of() {
 	return 1
 }
 
+# sib_ipoib_map: SIB_IPOIB[DEV] = the IPoIB netdev of each softib CA DEV,
+# in one pass without a fork per file (a fabric has many; forks are slow
+# under UML).
+sib_ipoib_map() {
+	local n a g d t
+	local -A byguid=()
+	declare -gA SIB_IPOIB=()
+	for d in /sys/class/infiniband/*; do
+		read -r g <"$d/node_guid" || continue
+		byguid[${g//:/}]=${d##*/}
+	done
+	for n in /sys/class/net/*; do
+		read -r t <"$n/type" 2>/dev/null || continue
+		[ "$t" = 32 ] || continue
+		read -r a <"$n/address" || continue
+		a=${a//:/}
+		d=${byguid[${a: -16}]:-}
+		[ -z "$d" ] || SIB_IPOIB[$d]=${n##*/}
+	done
+}
+
 # sib_ipoib_up: after sib_subnet_up. ib1's IPoIB netdev goes to $NS_B, so
 # that traffic between the two addresses crosses the IB link.
 SIB_IP0=198.18.9.1 SIB_IP1=198.18.9.2
@@ -224,16 +265,19 @@ sib_veth() {
 	ip link set "$1" up
 	ip link set "$2" up
 }
+# sib_attach K SW PORT PEER: CA ibK on veth vAK <=> PEER, PEER bound to
+# switch SW's PORT.
+sib_attach() {
+	sib_veth "vA$1" "$4"
+	echo "$3 $4" >"$SIB_SWITCH/$2/bind" || fail "bind $2 port $3 to $4"
+	rdma link add "ib$1" type softib netdev "vA$1" || fail "rdma link add ib$1"
+	SIB_FABRIC_CAS+=("ib$1")
+}
 # sib_fabric N [PORTS]: a switch and N CAs on its ports 1..N (no SM yet).
 sib_fabric() {
 	local n=$1 ports=${2:-8} k
 	echo "+sw0 $ports" >"$SIB_SWITCH/switches" || fail "cannot create switch sw0"
-	for ((k = 0; k < n; k++)); do
-		sib_veth "vA$k" "vS$((k + 1))"
-		echo "$((k + 1)) vS$((k + 1))" >"$SIB_SWITCH/sw0/bind" || fail "bind sw0 port $((k + 1))"
-		rdma link add "ib$k" type softib netdev "vA$k" || fail "rdma link add ib$k"
-		SIB_FABRIC_CAS+=("ib$k")
-	done
+	for ((k = 0; k < n; k++)); do sib_attach "$k" sw0 $((k + 1)) "vS$((k + 1))"; done
 }
 # sib_all STATE: every CA of the fabric in STATE
 sib_all() {

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Send bad softib frames from a raw socket (tests/e2e/softib-dev.sh).
+"""Send bad softib frames from a raw socket (softib-dev.sh, softib-switch.sh).
 
 softib-rawsend.py NETDEV COUNT KIND...   KIND: short icrc lver opcode dlid pkey
+                                         sw-hop0 sw-hopcnt sw-port sw-ret
+                                         sw-icrc sw-len
 
 Each KIND is an IB packet (EtherType 0x88b5, broadcast) wrong in exactly one
 way, sent COUNT times. The ICRC is computed here from the IBA rule (CRC-32
@@ -55,7 +57,34 @@ def packet(dlid=0x0001, slid=0x0002, vl=0, lver=0, opcode=0x64, pkey=0xFFFF,
     return pkt + crc
 
 
+def smp(hop_ptr=1, hop_cnt=1, path=(0, 1), ret=(), returning=False):
+    """A directed-route SubnGet(NodeInfo) MAD (IBA 14.2.1.2)."""
+    mad = bytearray(256)
+    mad[0:4] = bytes((1, 0x81, 1, 1))
+    struct.pack_into(">H", mad, 4, 0x8000 if returning else 0)
+    mad[6], mad[7] = hop_ptr, hop_cnt
+    struct.pack_into(">QH", mad, 8, 0x5EED, 0x0011)
+    struct.pack_into(">HH", mad, 32, 0xFFFF, 0xFFFF)
+    mad[128:128 + len(path)] = bytes(path)
+    mad[192:192 + len(ret)] = bytes(ret)
+    return bytes(mad)
+
+
+def dr(mad, **kw):
+    """The SMP as a switch port receives it: VL15, permissive LIDs, QP0."""
+    return packet(vl=15, dlid=0xFFFF, slid=0xFFFF, dqpn=0, qkey=0,
+                  payload=mad, **kw)
+
+
 KINDS = {
+    # directed-route SMPs a switch must discard (C14-9, C14-13)
+    "sw-hop0": lambda: dr(smp(hop_ptr=0)),
+    "sw-hopcnt": lambda: dr(smp(hop_cnt=64)),
+    "sw-port": lambda: dr(smp(hop_cnt=2, path=(0, 1, 99))),
+    "sw-ret": lambda: dr(smp(hop_cnt=2, ret=(0, 1), returning=True)),
+    # an SMP for the switch with a bad ICRC, or not one MAD long
+    "sw-icrc": lambda: dr(smp(), bad_icrc=True),
+    "sw-len": lambda: dr(smp()[:200]),
     # LRH says 32 words, the frame holds far fewer bytes
     "short": lambda: packet(pktlen=32)[:40],
     "icrc": lambda: packet(bad_icrc=True),
