@@ -414,8 +414,18 @@ static void sw_sma_refused(struct kunit *test)
 {
 	struct t_sw *t = test->priv;
 	u8 d[IB_SMP_DATA_SIZE] = {}, r[IB_SMP_DATA_SIZE];
+	struct ib_smp smp;
 
-	/* read-only and unknown attributes, a bad method, a bad version */
+	/* a class version the SMA does not speak */
+	t_dr_smp(&smp, IB_MGMT_METHOD_GET, IB_SMP_ATTR_NODE_INFO, 1, 1);
+	smp.class_version = 2;
+	t_rcv(t, 1, t_smp_skb(test, 0xffff, 0xffff, &smp));
+	KUNIT_ASSERT_EQ(test, t->nout, 1U);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(t_out_smp(t, 0)->status) & 0x7fff,
+			IB_MGMT_MAD_STATUS_BAD_VERSION);
+	t->nout = 0;
+
+	/* read-only and unknown attributes, a bad method */
 	KUNIT_EXPECT_EQ(test, t_sma(test, IB_MGMT_METHOD_SET,
 				    IB_SMP_ATTR_NODE_DESC, 0, d, r),
 			IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
