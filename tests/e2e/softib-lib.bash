@@ -198,20 +198,6 @@ sib_sm_stop() {
 	SIB_SM=
 }
 
-# sib_ipoib_of DEV: the IPoIB netdev whose hardware address ends with DEV's
-# port GUID (an IPoIB address: 4 octets of flags and QPN, then the GID).
-sib_ipoib_of() {
-	local g n a
-	g=$(tr -d ':' <"/sys/class/infiniband/$1/node_guid")
-	for n in /sys/class/net/*; do
-		[ "$(cat "$n/type" 2>/dev/null)" = 32 ] || continue
-		a=$(cat "$n/address")
-		a=${a//:/}
-		[ "${a: -16}" = "$g" ] && { echo "${n##*/}"; return 0; }
-	done
-	return 1
-}
-
 # sib_ipoib_map: SIB_IPOIB[DEV] = the IPoIB netdev of each softib CA DEV,
 # in one pass without a fork per file (a fabric has many; forks are slow
 # under UML).
@@ -220,17 +206,24 @@ sib_ipoib_map() {
 	local -A byguid=()
 	declare -gA SIB_IPOIB=()
 	for d in /sys/class/infiniband/*; do
-		read -r g <"$d/node_guid" || continue
+		read -r g 2>/dev/null <"$d/node_guid" || continue
 		byguid[${g//:/}]=${d##*/}
 	done
 	for n in /sys/class/net/*; do
-		read -r t <"$n/type" 2>/dev/null || continue
+		read -r t 2>/dev/null <"$n/type" || continue
 		[ "$t" = 32 ] || continue
 		read -r a <"$n/address" || continue
 		a=${a//:/}
 		d=${byguid[${a: -16}]:-}
 		[ -z "$d" ] || SIB_IPOIB[$d]=${n##*/}
 	done
+}
+# sib_ipoib_of DEV: DEV's IPoIB netdev (its hardware address ends with DEV's
+# port GUID: 4 octets of flags and QPN, then the GID); fails if none yet.
+sib_ipoib_of() {
+	sib_ipoib_map
+	[ -n "${SIB_IPOIB[$1]:-}" ] || return 1
+	echo "${SIB_IPOIB[$1]}"
 }
 
 # sib_ipoib_up: after sib_subnet_up. ib1's IPoIB netdev goes to $NS_B, so
@@ -240,7 +233,7 @@ sib_ipoib_up() {
 	[ -d /sys/module/ib_ipoib ] ||
 		modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL" ib_ipoib || fail "modprobe ib_ipoib"
 	wait_for 10 "IPoIB netdevs of ib0 and ib1" \
-		bash -c "$(declare -f sib_ipoib_of); sib_ipoib_of ib0 && sib_ipoib_of ib1"
+		bash -c "$(declare -f sib_ipoib_map sib_ipoib_of); sib_ipoib_of ib0 && sib_ipoib_of ib1"
 	SIB_I0=$(sib_ipoib_of ib0) SIB_I1=$(sib_ipoib_of ib1)
 	say "IPoIB: ib0 -> $SIB_I0, ib1 -> $SIB_I1"
 	ip netns add "$NS_B"
