@@ -353,6 +353,17 @@ static const char *softib_sw_state_name(u8 state)
 	return state < ARRAY_SIZE(names) ? names[state] : "?";
 }
 
+/* PortPhysicalState as ibstat spells it (IBA 14.2.5.6) */
+static const char *softib_sw_phys_name(u8 phys)
+{
+	static const char * const names[] = {
+		"NoChange", "Sleep", "Polling", "Disabled", "Training",
+		"LinkUp", "LinkErrorRecovery", "PhyTest",
+	};
+
+	return phys < ARRAY_SIZE(names) ? names[phys] : "?";
+}
+
 /* "PORT NETDEV STATE PHYS rx_pkts N tx_pkts N drops N", one line a port */
 static ssize_t ports_show(struct device *dev, struct device_attribute *a,
 			  char *buf)
@@ -374,9 +385,7 @@ static ssize_t ports_show(struct device *dev, struct device_attribute *a,
 				   "%u %s %s %s rx_pkts %llu tx_pkts %llu drops %llu\n",
 				   i, ndev ? ndev->name : "-",
 				   softib_sw_state_name(READ_ONCE(p->state)),
-				   READ_ONCE(p->phys_state) ==
-				   IB_PORT_PHYS_STATE_LINK_UP ? "LinkUp" :
-				   "Polling",
+				   softib_sw_phys_name(READ_ONCE(p->phys_state)),
 				   atomic64_read(&p->rx_pkts),
 				   atomic64_read(&p->tx_pkts), drops);
 		rcu_read_unlock();
