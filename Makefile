@@ -9,6 +9,7 @@
 #   make bench                                     connection-setup benchmark
 #   make progs                                     test programs (tests/progs, tools/mpa-peer) into build/progs
 #   make mpa-peer-check                            GoogleTest of tools/mpa-peer (host only)
+#   make host-check-test                           GoogleTest of tools/host-check (host only)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) $(if $(ARCH),ARCH=$(ARCH))
@@ -62,4 +63,22 @@ build/mpa-peer/mpa_test: $(MPA_PEER_TESTS) $(MPA_PEER_DEP)
 mpa-peer-check: build/mpa-peer/mpa_test build/progs/mpa-peer
 	@$< --gtest_brief=1
 
-.PHONY: all modules modules_install clean check demo bench progs mpa-peer-check
+# The host checks a shell cannot make (tools/host-check.sh runs them): the
+# host's XSAVE area against the UML kernel's FP buffer, ptrace. C++20.
+HOST_CHECK_DIR := tools/host-check
+HOST_CHECK_SRC := $(HOST_CHECK_DIR)/xsave.cc
+HOST_CHECK_DEP := $(HOST_CHECK_SRC) $(HOST_CHECK_DIR)/xsave.h
+
+build/progs/host-check: $(HOST_CHECK_DIR)/main.cc $(HOST_CHECK_DEP)
+	@mkdir -p $(@D)
+	$(CXX) $(MPA_PEER_CXXFLAGS) -o $@ $< $(HOST_CHECK_SRC)
+
+build/host-check/xsave_test: $(HOST_CHECK_DIR)/tests/xsave_test.cc $(HOST_CHECK_DEP)
+	@mkdir -p $(@D)
+	$(CXX) $(MPA_PEER_CXXFLAGS) -o $@ $< $(HOST_CHECK_SRC) -lgtest -pthread
+
+# Last line: "N passed, N failed".
+host-check-test: build/host-check/xsave_test
+	@$< --gtest_brief=1
+
+.PHONY: all modules modules_install clean check demo bench progs mpa-peer-check host-check-test

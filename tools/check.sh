@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The whole test suite (`make check`):
-#   1. install what is missing (Debian packages), build the UML kernel (cached);
+#   0. install what is missing (Debian packages); host-check
+#      (tools/host-check.sh): the host's XSAVE area against the UML kernel's
+#      FP buffer, ptrace, memory, room; a host the VMs cannot run on stops
+#      the suite here; host-check-unit: its GoogleTest;
+#   1. build the UML kernel (cached);
 #   2. mpa-peer: the GoogleTest of the adversarial MPA peer (tools/mpa-peer),
 #      on the host;
 #   3. crc-check: our modules built against Debian's 6.12 headers (as DKMS
@@ -156,7 +160,27 @@ lane_b() {
 		run_step debian-vm "$ORCM_REPO/tools/debian-vm/run.sh"
 }
 
+# finish: the recap and the last two lines; exit status 1 when anything failed.
+finish() {
+	echo "==== summary ($(($(date +%s) - START)) s; logs in $ORCM_REPO/build/logs/)"
+	for l in "${skip_recap[@]}" "${recap[@]}"; do echo "$l"; done
+	echo "$total_skip skipped"
+	echo "$total_pass passed, $total_fail failed" | tee "$ORCM_REPO/build/logs/check.summary"
+	[ "$total_fail" -eq 0 ]
+	exit
+}
+
 ensure_pkgs "${ORCM_PKGS[@]}"
+
+# 0. The host: what it is and whether the VMs can run on it (XSAVE size
+#    against the UML kernel's FP buffer, ptrace, memory, room). A host they
+#    cannot run on stops the suite here, in seconds, with the reason.
+step host-check "$ORCM_REPO/tools/host-check.sh"
+if [ "$total_fail" -ne 0 ]; then
+	recap+=("FAIL host-check: this host cannot run the test VMs (above); nothing else ran")
+	finish
+fi
+step host-check-unit make -s -C "$ORCM_REPO" host-check-test
 
 # The UML kernel first: every VM step needs it (a failure here fails them all).
 t0=$(date +%s)
@@ -212,8 +236,4 @@ if [ "${ORCM_CHECK_INTEROP:-1}" = 1 ]; then
 	fi
 fi
 
-echo "==== summary ($(($(date +%s) - START)) s; logs in $ORCM_REPO/build/logs/)"
-for l in "${skip_recap[@]}" "${recap[@]}"; do echo "$l"; done
-echo "$total_skip skipped"
-echo "$total_pass passed, $total_fail failed" | tee "$ORCM_REPO/build/logs/check.summary"
-[ "$total_fail" -eq 0 ]
+finish

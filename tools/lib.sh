@@ -86,6 +86,20 @@ orcm_uml_dir() {
 	sha=$(cat "$ORCM_FRAGMENT" "$ORCM_REPO"/tools/uml/patches/*.patch 2>/dev/null | sha256sum | cut -c1-12)
 	printf '%s/uml/%s-%s\n' "$ORCM_CACHE" "$(orcm_src_version)" "$sha"
 }
+# orcm_uml_fp_bytes [KDIR]: the UML kernel's FP register buffer in bytes
+# (HOST_FP_SIZE): of the kernel built in KDIR (its generated
+# user_constants.h), else the size tools/uml/patches set.
+orcm_uml_fp_bytes() {
+	local n
+	if [ -n "${1:-}" ]; then
+		n=$(sed -n 's/^#define HOST_FP_SIZE \([0-9][0-9]*\).*/\1/p' \
+			"$1/arch/um/include/generated/user_constants.h" 2>/dev/null)
+		[ -z "$n" ] || echo $((n * 8))
+		return
+	fi
+	sed -n 's/^+[[:space:]]*DEFINE_LONGS(HOST_FP_SIZE, \([0-9][0-9]*\));/\1/p' \
+		"$ORCM_REPO"/tools/uml/patches/*.patch | tail -n 1
+}
 # orcm_bench_fragment: write $ORCM_CACHE/uml/bench.fragment, the test
 # fragment with its debugging sections (the lines from "# Debugging:" to the
 # next section that is neither debugging nor KASAN) replaced by explicit
@@ -110,6 +124,9 @@ orcm_bench_fragment() {
 			# CONFIG_DEBUG_LIST is not set
 			# CONFIG_DEBUG_OBJECTS is not set
 			# CONFIG_KASAN is not set
+			# Host signal frames hold a 12 KiB FP buffer
+			# (tools/uml/patches/0005): 64 KiB stacks.
+			CONFIG_KERNEL_STACK_ORDER=4
 		EOF
 	} >"$out.tmp"
 	mv "$out.tmp" "$out"

@@ -124,6 +124,11 @@ fail_all() {
 # 1. The UML kernel (cached) and, for `ours`, our modules built against it.
 O=$("$ORCM_REPO/tools/uml/build.sh") || fail_all "the UML kernel did not build"
 KREL=$(orcm_uml_krel "$O")
+# The host's XSAVE area must fit the kernel's FP buffer, or the VM panics at
+# its first return to init ("ptrace set fp regs failed, errno = 14").
+xs=$("$ORCM_REPO/tools/host-check.sh" --xsave "$O") ||
+	fail_all "this host cannot run the UML kernel: ${xs#FAIL host:xsave: }"
+log "${xs#PASS host:}"
 # The e2e scripts' own programs (tests/progs), built on the host: the VM sees the
 # tree read-only.
 make -s -C "$ORCM_REPO" progs >&2 ||

@@ -563,24 +563,7 @@ TEST(Loopback, IdleConnectsClosed)
 	EXPECT_NE(r.detail.find("listener closed 1"), std::string::npos) << r.detail;
 }
 
-// Summary in the suite's format, and a FAIL line per failed test.
-class Summary : public testing::EmptyTestEventListener {
-	void OnTestEnd(const testing::TestInfo &t) override
-	{
-		if (t.result()->Failed())
-			std::printf("FAIL mpa-peer:%s.%s\n", t.test_suite_name(), t.name());
-	}
-	void OnTestProgramEnd(const testing::UnitTest &u) override
-	{
-		std::printf("%d passed, %d failed\n", u.successful_test_count(), u.failed_test_count());
-	}
-};
-
 } // namespace
 
-int main(int argc, char **argv)
-{
-	testing::InitGoogleTest(&argc, argv);
-	testing::UnitTest::GetInstance()->listeners().Append(new Summary);
-	return RUN_ALL_TESTS();
-}
+#define GTEST_SUMMARY_PREFIX "mpa-peer"
+#include "../../gtest/summary_main.h"
