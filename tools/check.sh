@@ -148,15 +148,15 @@ lane_a() {
 	run_step vm-ours "$ORCM_REPO/tools/vm/run.sh" --stack ours --e2e-skip "$OURS_B_TESTS"
 }
 lane_b() {
-	[ "${ORCM_CHECK_STOCK:-1}" != 1 ] ||
+	! orcm_flag ORCM_CHECK_STOCK ||
 		run_step vm-stock "$ORCM_REPO/tools/vm/run.sh" --stack stock
 	ORCM_LOG_TAG=b run_step vm-ours-b "$ORCM_REPO/tools/vm/run.sh" --stack ours \
 		--no-kunit --e2e "$OURS_B_TESTS"
-	[ "${ORCM_CHECK_SIW0:-1}" != 1 ] ||
+	! orcm_flag ORCM_CHECK_SIW0 ||
 		run_step vm-ours-siw0 "$ORCM_REPO/tools/vm/run.sh" --stack ours --siw pristine \
 			--no-kunit --e2e "$SIW0_TESTS"
 	run_step newcomer "$ORCM_REPO/tools/newcomer-check.sh"
-	[ "${ORCM_CHECK_DEBIAN_VM:-1}" != 1 ] ||
+	! orcm_flag ORCM_CHECK_DEBIAN_VM ||
 		run_step debian-vm "$ORCM_REPO/tools/debian-vm/run.sh"
 }
 
@@ -169,6 +169,21 @@ finish() {
 	[ "$total_fail" -eq 0 ]
 	exit
 }
+
+# Every on/off switch is 0 or 1 (orcm_flag stops here otherwise); a step
+# turned off is a skip in the summary, never a silent green.
+for v in ORCM_CHECK_STOCK ORCM_CHECK_SIW0 ORCM_CHECK_DEBIAN_VM ORCM_CHECK_INTEROP \
+	ORCM_CHECK_PARALLEL ORCM_NEWCOMER_DEMO; do
+	if ! orcm_flag "$v"; then
+		case $v in
+		ORCM_CHECK_PARALLEL | ORCM_NEWCOMER_DEMO) ;;
+		*)
+			total_skip=$((total_skip + 1))
+			skip_recap+=("SKIP (check): a whole step, turned off by $v=0")
+			;;
+		esac
+	fi
+done
 
 ensure_pkgs "${ORCM_PKGS[@]}"
 
@@ -197,17 +212,17 @@ step crc-check "$ORCM_REPO/tools/crc-check.sh"
 # the VMs do not race for the build directory (a failure here is each
 # run.sh's to report: it builds again, and says why).
 lane_steps=(vm-ours)
-[ "${ORCM_CHECK_STOCK:-1}" != 1 ] || lane_steps+=(vm-stock)
+! orcm_flag ORCM_CHECK_STOCK || lane_steps+=(vm-stock)
 lane_steps+=(vm-ours-b)
-[ "${ORCM_CHECK_SIW0:-1}" != 1 ] || lane_steps+=(vm-ours-siw0)
+! orcm_flag ORCM_CHECK_SIW0 || lane_steps+=(vm-ours-siw0)
 lane_steps+=(newcomer)
-[ "${ORCM_CHECK_DEBIAN_VM:-1}" != 1 ] || lane_steps+=(debian-vm)
+! orcm_flag ORCM_CHECK_DEBIAN_VM || lane_steps+=(debian-vm)
 for n in "${lane_steps[@]}"; do rm -f "$ORCM_REPO/build/logs/check-$n.out".*; done
 if [ $uml_ok = 1 ]; then
 	"$ORCM_REPO/tools/build-modules.sh" uml >/dev/null || true
 	make -s -C "$ORCM_REPO" progs || true
 	echo "==== lanes: ${lane_steps[*]} (vm-ours at the same time as the others, in order)"
-	if [ "${ORCM_CHECK_PARALLEL:-1}" = 1 ]; then
+	if orcm_flag ORCM_CHECK_PARALLEL; then
 		lane_b &
 		lane_b_pid=$!
 		lane_a
@@ -224,10 +239,10 @@ else
 		recap+=("FAIL $n: not run, the UML kernel did not build")
 	done
 	step newcomer "$ORCM_REPO/tools/newcomer-check.sh"
-	[ "${ORCM_CHECK_DEBIAN_VM:-1}" != 1 ] || step debian-vm "$ORCM_REPO/tools/debian-vm/run.sh"
+	! orcm_flag ORCM_CHECK_DEBIAN_VM || step debian-vm "$ORCM_REPO/tools/debian-vm/run.sh"
 fi
 
-if [ "${ORCM_CHECK_INTEROP:-1}" = 1 ]; then
+if orcm_flag ORCM_CHECK_INTEROP; then
 	if [ $uml_ok = 1 ]; then
 		step interop "$ORCM_REPO/tools/vm/interop.sh" --quiet
 	else

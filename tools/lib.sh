@@ -70,6 +70,17 @@ ensure_pkgs() {
 		die "apt-get install ${missing[*]} failed"
 }
 
+# orcm_flag VAR: whether the on/off switch VAR (ORCM_CHECK_STOCK, ...) is on:
+# unset or 1 is on, 0 is off; any other value stops the caller, so that a
+# "yes" or "true" never turns a step off unseen.
+orcm_flag() {
+	case "${!1:-1}" in
+	1) return 0 ;;
+	0) return 1 ;;
+	*) die "$1='${!1}': 0 (off) or 1 (on, the default) only" ;;
+	esac
+}
+
 # The UML build directory (O=) is keyed by the source package version and the
 # sha of the config fragment and of the test VM's kernel patches
 # (tools/uml/patches), so a change of either gets a fresh build.

@@ -147,7 +147,11 @@ fi
 #     (tools/vm/run.sh captures tools/uml/build.sh and build-modules.sh; issue
 #     26's failure was there). One UML boot, about a minute. ORCM_NEWCOMER_DEMO=0
 #     skips it.
-if [ "${ORCM_NEWCOMER_DEMO:-1}" = 1 ]; then
+nskip=0
+if ! orcm_flag ORCM_NEWCOMER_DEMO; then
+	echo "SKIP newcomer:make-demo: turned off by ORCM_NEWCOMER_DEMO=0"
+	nskip=1
+else
 	if [ ! -f "$want/.orcm-build-ok" ]; then
 		fail newcomer:make-demo "no UML kernel in $want (this test never builds one)"
 	else
@@ -172,5 +176,6 @@ else
 	fail setup:bench-fragment "exit status $rc, captured $(shown "$F")"
 fi
 
+echo "$nskip skipped"
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
