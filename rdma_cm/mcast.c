@@ -319,6 +319,7 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	mc->id_priv = id_priv;
 	mc->join_state = join_state;
 	mc->context = context;
+	mc->join_addr = addr;
 	mc->ib = ib;
 	INIT_LIST_HEAD(&mc->list);
 	memcpy(&mc->addr, addr, cma_addr_len(addr));
@@ -354,22 +355,47 @@ err_free:
 EXPORT_SYMBOL(rdma_join_multicast);
 
 /*
- * Leave the first join of @addr. Waits for a MULTICAST_JOIN of that join in
- * delivery: as in-tree, not to be called from the id's own event handler.
+ * The join of @addr that a leave of @addr takes, on @mc_list (the caller
+ * holds its lock): the one joined with this very address pointer, else
+ * the first join of an equal address (in-tree takes the first always).
+ *
+ * rdma_ucm joins with, and leaves by, a pointer into its per-join object,
+ * which it frees when the leave returns. An id that joined one group twice
+ * (JOIN_MCAST twice, then LEAVE_MCAST of the second) would otherwise lose
+ * its first join and keep the second, whose next event (a queued
+ * MULTICAST_JOIN, an SA error) then goes to freed memory.
+ */
+VISIBLE_IF_KUNIT struct cma_mc *cma_mc_pick(struct list_head *mc_list,
+					    const struct sockaddr *addr)
+{
+	struct cma_mc *mc, *first = NULL;
+
+	list_for_each_entry(mc, mc_list, list) {
+		if (cma_addr_cmp((struct sockaddr *)&mc->addr, addr))
+			continue;
+		if (mc->join_addr == addr)
+			return mc;
+		if (!first)
+			first = mc;
+	}
+	return first;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_mc_pick);
+
+/*
+ * Leave a join of @addr (cma_mc_pick()). No event of that join is
+ * delivered once this returns: it waits for one in delivery, so, as
+ * in-tree, it must not be called from the id's own event handler.
  */
 void rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
 {
 	struct rdma_id_private *id_priv = to_id_priv(id);
-	struct cma_mc *mc, *found = NULL;
+	struct cma_mc *found;
 
 	spin_lock(&id_priv->mc_lock);
-	list_for_each_entry(mc, &id_priv->mc_list, list) {
-		if (!cma_addr_cmp((struct sockaddr *)&mc->addr, addr)) {
-			list_del_init(&mc->list);
-			found = mc;
-			break;
-		}
-	}
+	found = cma_mc_pick(&id_priv->mc_list, addr);
+	if (found)
+		list_del_init(&found->list);
 	spin_unlock(&id_priv->mc_lock);
 	if (!found)
 		return;

@@ -28,6 +28,15 @@ struct cma_mc {
 	struct rdma_id_private	*id_priv;
 	struct work_struct	work;
 	struct sockaddr_storage	addr;
+	/*
+	 * The address pointer the joiner passed: compared, never read. A
+	 * leave names its join by address alone, and one id may join one
+	 * group twice; rdma_ucm hands both calls a pointer into its own
+	 * per-join object, so a leave with that pointer takes that join
+	 * (cma_mc_pick()), never another whose context rdma_ucm is about to
+	 * free.
+	 */
+	const void		*join_addr;
 	union ib_gid		mgid;
 	u8			join_state;
 	/* The netdev whose IP group this join holds, 0 for none. */
@@ -65,6 +74,8 @@ void cma_mc_leave_ib(struct cma_mc *mc);
 int cma_ib_bcast_qkey(struct rdma_id_private *id_priv, u32 *qkey);
 
 #if IS_ENABLED(CONFIG_KUNIT)
+struct cma_mc *cma_mc_pick(struct list_head *mc_list,
+			   const struct sockaddr *addr);
 void cma_mc_mgid(const struct sockaddr *addr, enum ib_gid_type gid_type,
 		 union ib_gid *mgid);
 void cma_mc_ib_mgid(const struct sockaddr *addr, const u8 *broadcast,

@@ -129,9 +129,56 @@ static void cma_mc_ib_mgid_test(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, mgid.raw, want.s6_addr, sizeof(want));
 }
 
+/*
+ * A leave names its join by address: the join made with that very address
+ * pointer wins over an earlier join of the same group (rdma_ucm leaves by
+ * a pointer into the object it frees next), else the first of the group.
+ */
+static void cma_mc_pick_test(struct kunit *test)
+{
+	struct sockaddr_storage g1 = {}, g2 = {}, g3 = {}, other_ptr = {};
+	struct cma_mc *a, *b, *c;
+	LIST_HEAD(list);
+
+	parse_group(test, "239.1.2.3", &g1);
+	parse_group(test, "239.1.2.3", &g2);	/* same group, other pointer */
+	parse_group(test, "ff0e::1", &g3);
+	parse_group(test, "239.1.2.3", &other_ptr);
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	a->addr = g1;
+	a->join_addr = &g1;
+	b->addr = g2;
+	b->join_addr = &g2;
+	c->addr = g3;
+	c->join_addr = &g3;
+	list_add_tail(&a->list, &list);
+	list_add_tail(&b->list, &list);
+	list_add_tail(&c->list, &list);
+
+	/* The second join of the group, by its own pointer: that one. */
+	KUNIT_EXPECT_PTR_EQ(test, cma_mc_pick(&list, (struct sockaddr *)&g2), b);
+	KUNIT_EXPECT_PTR_EQ(test, cma_mc_pick(&list, (struct sockaddr *)&g1), a);
+	/* Another pointer to an equal address: the first join, as in-tree. */
+	KUNIT_EXPECT_PTR_EQ(test, cma_mc_pick(&list, (struct sockaddr *)&other_ptr), a);
+	KUNIT_EXPECT_PTR_EQ(test, cma_mc_pick(&list, (struct sockaddr *)&g3), c);
+	/* A pointer that joined, now holding another group: not that join. */
+	parse_group(test, "239.9.9.9", &g1);
+	KUNIT_EXPECT_NULL(test, cma_mc_pick(&list, (struct sockaddr *)&g1));
+	/* Once the first is gone, the second is the first of the group. */
+	list_del(&a->list);
+	KUNIT_EXPECT_PTR_EQ(test, cma_mc_pick(&list, (struct sockaddr *)&other_ptr), b);
+}
+
 static struct kunit_case cma_mcast_cases[] = {
 	KUNIT_CASE_PARAM(cma_mc_mgid_test, mgid_gen_params),
 	KUNIT_CASE_PARAM(cma_mc_ib_mgid_test, ib_mgid_gen_params),
+	KUNIT_CASE(cma_mc_pick_test),
 	{}
 };
 
