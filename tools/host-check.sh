@@ -66,7 +66,7 @@ if [ "$m" = x86_64 ]; then ok arch "$m"; else bad arch "$m: the UML test kernel 
 
 # The buffer of the kernel that is built, else of the one the patches make.
 O=$(orcm_uml_dir)
-if [ -f "$O/arch/um/include/generated/user_constants.h" ]; then
+if [ -f "$O/include/generated/user_constants.h" ]; then
 	kb=$(orcm_uml_fp_bytes "$O")
 else
 	kb=$(orcm_uml_fp_bytes)

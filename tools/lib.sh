@@ -104,7 +104,7 @@ orcm_uml_fp_bytes() {
 	local n
 	if [ -n "${1:-}" ]; then
 		n=$(sed -n 's/^#define HOST_FP_SIZE \([0-9][0-9]*\).*/\1/p' \
-			"$1/arch/um/include/generated/user_constants.h" 2>/dev/null)
+			"$1/include/generated/user_constants.h" 2>/dev/null)
 		[ -z "$n" ] || echo $((n * 8))
 		return
 	fi

@@ -127,7 +127,7 @@ KREL=$(orcm_uml_krel "$O")
 # The host's XSAVE area must fit the kernel's FP buffer, or the VM panics at
 # its first return to init ("ptrace set fp regs failed, errno = 14").
 xs=$("$ORCM_REPO/tools/host-check.sh" --xsave "$O") ||
-	fail_all "this host cannot run the UML kernel: ${xs#FAIL host:xsave: }"
+	fail_all "this host cannot run the UML kernel: ${xs:+${xs#FAIL host:xsave: }}${xs:-tools/host-check.sh --xsave failed (above)}"
 log "${xs#PASS host:}"
 # The e2e scripts' own programs (tests/progs), built on the host: the VM sees the
 # tree read-only.
