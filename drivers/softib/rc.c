@@ -492,6 +492,7 @@ void softib_rc_send(struct rvt_qp *qp)
 	/* Let other QPs have the workqueue; come back for the rest. */
 	softib_queue_send(qp);
 }
+EXPORT_SYMBOL_IF_KUNIT(softib_rc_send);
 
 /* rdmavt's notify_qp_reset: forget the engine's state. */
 void softib_rc_reset(struct rvt_qp *qp)

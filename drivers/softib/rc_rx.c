@@ -55,6 +55,37 @@ static void softib_rc_refuse(struct softib_port *port, struct rvt_qp *qp,
 	softib_rc_nak(qp, syndrome, h->psn);
 }
 
+/*
+ * The R_Key check of every RDMA WRITE, READ and atomic: rvt_rkey_ok()
+ * takes a reference on the MR into sge.
+ *
+ * R_Key 0 is rdmavt's name for its DMA MR: every kernel address, no bounds,
+ * no access rights. softib does not claim IBK_LOCAL_DMA_LKEY, so ib_core
+ * gives every kernel PD such an MR for its local_dma_lkey, and
+ * rvt_rkey_ok() would take R_Key 0 from the wire on any QP of a kernel PD:
+ * anyone on the segment (softib frames are broadcast) could read and write
+ * kernel memory through any kernel RC QP that ib_cm gave remote access.
+ * The local DMA lkey is for the local side only; rxe never matches rkey 0
+ * and hardware never hands out its reserved lkey as an rkey. So R_Key 0 is
+ * refused here, with one exception: a PD allocated with
+ * IB_PD_UNSAFE_GLOBAL_RKEY, whose ULP asked for exactly this (its
+ * pd->unsafe_global_rkey is 0 on rdmavt) and knows what it costs. Even
+ * then only what ib_core grants that MR, remote read and write: a global
+ * MR never has remote atomic access, so atomics with R_Key 0 are refused
+ * always. r_lock held.
+ */
+static bool softib_rc_rkey_ok(struct rvt_qp *qp, struct rvt_sge *sge,
+			      u32 len, u64 va, u32 rkey, int acc)
+{
+	struct ib_pd *pd = qp->ibqp.pd;
+
+	lockdep_assert_held(&qp->r_lock);
+	if (!rkey && (!pd || !(pd->flags & IB_PD_UNSAFE_GLOBAL_RKEY) ||
+		      acc == IB_ACCESS_REMOTE_ATOMIC))
+		return false;
+	return rvt_rkey_ok(qp, sge, len, va, rkey, acc);
+}
+
 /* The opcode's place in a message: may it follow the last one received? */
 static bool softib_rc_opseq_ok(u8 last, u8 op)
 {
@@ -199,8 +230,9 @@ static bool softib_rc_write_send(struct softib_port *port, struct rvt_qp *qp,
 		qp->r_sge.num_sge = 0;
 		qp->r_sge.total_len = h->dmalen;
 		if (h->dmalen) {
-			if (!rvt_rkey_ok(qp, &qp->r_sge.sge, h->dmalen, h->va,
-					 h->rkey, IB_ACCESS_REMOTE_WRITE)) {
+			if (!softib_rc_rkey_ok(qp, &qp->r_sge.sge, h->dmalen,
+					       h->va, h->rkey,
+					       IB_ACCESS_REMOTE_WRITE)) {
 				softib_rc_refuse(port, qp, h, SOFTIB_DROP_RKEY,
 						 SOFTIB_NAK_REM_ACCESS);
 				return false;
@@ -310,8 +342,8 @@ static bool softib_rc_read_req(struct softib_port *port, struct rvt_qp *qp,
 		return false;
 	}
 	if (h->dmalen &&
-	    !rvt_rkey_ok(qp, &e->rdma_sge, h->dmalen, h->va, h->rkey,
-			 IB_ACCESS_REMOTE_READ)) {
+	    !softib_rc_rkey_ok(qp, &e->rdma_sge, h->dmalen, h->va, h->rkey,
+			       IB_ACCESS_REMOTE_READ)) {
 		softib_rc_refuse(port, qp, h, SOFTIB_DROP_RKEY,
 				 SOFTIB_NAK_REM_ACCESS);
 		return false;
@@ -349,8 +381,8 @@ static bool softib_rc_atomic(struct softib_port *port, struct rvt_qp *qp,
 				 SOFTIB_NAK_INV_REQ);
 		return false;
 	}
-	if (!rvt_rkey_ok(qp, &sge, sizeof(u64), h->va, h->rkey,
-			 IB_ACCESS_REMOTE_ATOMIC)) {
+	if (!softib_rc_rkey_ok(qp, &sge, sizeof(u64), h->va, h->rkey,
+			       IB_ACCESS_REMOTE_ATOMIC)) {
 		softib_rc_refuse(port, qp, h, SOFTIB_DROP_RKEY,
 				 SOFTIB_NAK_REM_ACCESS);
 		return false;
