@@ -505,4 +505,5 @@ void softib_rc_reset(struct rvt_qp *qp)
 	priv->nak_pending = false;
 	priv->resp_psn = 0;
 	priv->resp_first = 0;
+	softib_rc_rx_reset(qp);
 }

@@ -189,12 +189,61 @@ static bool softib_rc_get_rwqe(struct softib_port *port, struct rvt_qp *qp,
 }
 
 /*
+ * An RNR NAK for a WRITE with immediate (no receive WQE for its
+ * completion): give back the MR reference r_sge holds, so that a
+ * requester retrying for as long as it likes (rnr_retry 7) pins no MR.
+ * A refused ONLY is received anew, R_Key and all; a refused LAST finds the
+ * WRITE parked and takes its R_Key again for the rest
+ * (softib_rc_write_resume()). r_lock and s_lock held.
+ */
+static void softib_rc_write_park(struct rvt_qp *qp, bool only)
+{
+	struct softib_qp_priv *priv = qp->priv;
+
+	lockdep_assert_held(&qp->r_lock);
+	lockdep_assert_held(&qp->s_lock);
+	rvt_put_ss(&qp->r_sge);
+	priv->wr_parked = !only;
+}
+
+/*
+ * The WRITE in progress was parked at an RNR NAK: its R_Key again, for
+ * what is left of it, checked against the MR as it is now (the ULP may
+ * have invalidated it meanwhile). False (NAK remote access error, still
+ * parked) when it no longer passes. r_lock and s_lock held.
+ */
+static bool softib_rc_write_resume(struct softib_port *port, struct rvt_qp *qp,
+				   const struct softib_hdr *h)
+{
+	struct softib_qp_priv *priv = qp->priv;
+	u32 left = qp->r_len - qp->r_rcv_len;
+
+	lockdep_assert_held(&qp->s_lock);
+	qp->r_sge.sg_list = NULL;
+	qp->r_sge.num_sge = 0;
+	qp->r_sge.total_len = left;
+	if (left) {
+		if (!softib_rc_rkey_ok(qp, &qp->r_sge.sge, left,
+				       priv->wr_va + qp->r_rcv_len,
+				       priv->wr_rkey, IB_ACCESS_REMOTE_WRITE)) {
+			softib_rc_refuse(port, qp, h, SOFTIB_DROP_RKEY,
+					 SOFTIB_NAK_REM_ACCESS);
+			return false;
+		}
+		qp->r_sge.num_sge = 1;
+	}
+	priv->wr_parked = false;
+	return true;
+}
+
+/*
  * SEND and RDMA WRITE packets in sequence. Returns false when refused
- * (counted and NAKed, or RNR).
+ * (counted and NAKed, or RNR). r_lock and s_lock held.
  */
 static bool softib_rc_write_send(struct softib_port *port, struct rvt_qp *qp,
 				 const struct softib_hdr *h, const u8 *pkt)
 {
+	struct softib_qp_priv *priv = qp->priv;
 	bool first = softib_rc_op_first(h->opcode);
 	bool only = softib_rc_op_only(h->opcode);
 	bool last = !first && !only && h->opcode !=
@@ -229,6 +278,9 @@ static bool softib_rc_write_send(struct softib_port *port, struct rvt_qp *qp,
 		qp->r_sge.sg_list = NULL;
 		qp->r_sge.num_sge = 0;
 		qp->r_sge.total_len = h->dmalen;
+		priv->wr_va = h->va;
+		priv->wr_rkey = h->rkey;
+		priv->wr_parked = false;
 		if (h->dmalen) {
 			if (!softib_rc_rkey_ok(qp, &qp->r_sge.sge, h->dmalen,
 					       h->va, h->rkey,
@@ -255,10 +307,18 @@ static bool softib_rc_write_send(struct softib_port *port, struct rvt_qp *qp,
 		}
 		return false;
 	}
-	/* WRITE with immediate: the receive WQE, before touching memory. */
-	if (!send && softib_op_has_imm(h->opcode) &&
-	    !softib_rc_get_rwqe(port, qp, h, true))
+	/* A WRITE parked at an RNR NAK: its R_Key again, first. */
+	if (!send && priv->wr_parked && !softib_rc_write_resume(port, qp, h))
 		return false;
+	/*
+	 * WRITE with immediate: the receive WQE, before touching memory;
+	 * none (RNR NAK): the MR reference goes back until the retry.
+	 */
+	if (!send && softib_op_has_imm(h->opcode) &&
+	    !softib_rc_get_rwqe(port, qp, h, true)) {
+		softib_rc_write_park(qp, only);
+		return false;
+	}
 	if (len)
 		rvt_copy_sge(qp, &qp->r_sge, (void *)(pkt + h->hdr_len), len,
 			     true, false);
@@ -741,6 +801,23 @@ static void softib_rc_requester(struct softib_port *port, struct rvt_qp *qp,
 		softib_drop(port, SOFTIB_DROP_OPCODE);
 		return;
 	}
+}
+
+/*
+ * rdmavt's notify_qp_reset (rc.c's softib_rc_reset()), r_lock and s_lock
+ * held: the responder's state here. The MR references (r_sge,
+ * s_ack_queue[]) are given back by rdmavt itself, rvt_reset_qp() and
+ * rvt_error_qp() put them all (rvt_clear_mr_refs()) and nothing here holds
+ * one anywhere else.
+ */
+void softib_rc_rx_reset(struct rvt_qp *qp)
+{
+	struct softib_qp_priv *priv = qp->priv;
+
+	lockdep_assert_held(&qp->s_lock);
+	priv->wr_parked = false;
+	priv->wr_va = 0;
+	priv->wr_rkey = 0;
 }
 
 /*

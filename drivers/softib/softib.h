@@ -245,6 +245,14 @@ struct softib_qp_priv {
 	/* responder: next READ response PSN of s_ack_queue[s_tail_ack_queue] */
 	u32 resp_psn;
 	u32 resp_first;		/* the PSN that gets the FIRST/ONLY opcode */
+	/*
+	 * responder: the RETH of the RDMA WRITE in progress, and whether
+	 * r_sge's MR reference was given back at an RNR NAK (wr_parked: the
+	 * retried packet takes the R_Key anew).
+	 */
+	u64 wr_va;
+	u32 wr_rkey;
+	bool wr_parked;
 };
 
 static inline struct softib_dev *to_sdev(struct ib_device *ibdev)
@@ -332,6 +340,7 @@ void softib_rc_fail(struct rvt_qp *qp, enum ib_wc_status status);
 bool softib_wqe_is_rd_atomic(const struct rvt_swqe *wqe);
 u32 softib_rc_ack_aeth(struct rvt_qp *qp);
 /* rc_rx.c */
+void softib_rc_rx_reset(struct rvt_qp *qp);
 void softib_rc_rcv(struct softib_port *port, struct rvt_qp *qp,
 		   const struct softib_hdr *h, const u8 *pkt);
 /* stats.c */

@@ -735,6 +735,102 @@ static void sibrc_rkey0(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sibrc_mr_refs(dma), 0);
 }
 
+static const char * const sibrc_rnr_cases[] = { "ONLY", "LAST" };
+
+static void sibrc_rnr_desc(const char * const *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "WRITE %s with immediate", *c);
+}
+
+KUNIT_ARRAY_PARAM(sibrc_rnr, sibrc_rnr_cases, sibrc_rnr_desc);
+
+/*
+ * RDMA WRITE with immediate into a QP with no receive WQE: an RNR NAK,
+ * memory untouched, and the MR's references where they started after
+ * every one of the retries, so the MR can be deregistered. A LAST parked
+ * at an RNR NAK takes its R_Key again when it comes back: after the MR is
+ * invalidated it is refused (NAK remote access error); before, it lands
+ * where it belongs.
+ */
+static void sibrc_rnr_write_imm(struct kunit *test)
+{
+	bool last = !strcmp(*(const char * const *)test->param_value, "LAST");
+	struct sibrc *t = sibrc_setup(test);
+	u8 op = last ? IB_OPCODE_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE :
+		       IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE;
+	u32 psn = SIBRC_PSN + last, off = last ? 256 : 0;
+	struct sibrc_mr *m;
+	struct softib_hdr h;
+	u8 *zero;
+	int i;
+
+	zero = kunit_kzalloc(test, SIBRC_MR_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, zero);
+	m = sibrc_mr_new(test, t, SIBRC_RKEY, IB_ACCESS_REMOTE_WRITE);
+	if (last) {
+		h = sibrc_hdr(IB_OPCODE_RC_RDMA_WRITE_FIRST, SIBRC_PSN, 256);
+		h.va = SIBRC_IOVA;
+		h.rkey = SIBRC_RKEY;
+		h.dmalen = 512;
+		memset(t->pkt + h.hdr_len, 0x11, 256);
+		sibrc_rx(test, t, &h, SOFTIB_DROP_NR);
+		KUNIT_EXPECT_EQ(test, sibrc_mr_refs(m), 1);
+	}
+	for (i = 0; i < SIBRC_RETRIES; i++) {
+		h = sibrc_hdr(op, psn, 256);
+		if (!last) {
+			h.va = SIBRC_IOVA;
+			h.rkey = SIBRC_RKEY;
+			h.dmalen = 256;
+		}
+		h.imm = cpu_to_be32(i);
+		memset(t->pkt + h.hdr_len, 0x22, 256);
+		sibrc_rx(test, t, &h, SOFTIB_DROP_RNR);
+		KUNIT_EXPECT_TRUE(test, t->priv->nak_pending);
+		KUNIT_EXPECT_EQ(test, softib_aeth_syndrome(t->priv->nak_aeth),
+				SOFTIB_AETH_RNR | t->qp->r_min_rnr_timer);
+		KUNIT_EXPECT_EQ(test, t->priv->nak_psn, psn);
+		KUNIT_EXPECT_EQ(test, sibrc_drain(t), 1);
+		t->qp->r_nak_state = 0;
+		KUNIT_EXPECT_EQ_MSG(test, sibrc_mr_refs(m), 0, "retry %d", i);
+		KUNIT_EXPECT_FALSE(test, sibrc_qp_holds(t->qp, m->mr));
+	}
+	KUNIT_EXPECT_EQ(test, t->qp->r_psn, psn);
+	KUNIT_EXPECT_MEMEQ(test, m->buf + off, zero, SIBRC_MR_LEN - off);
+
+	if (last) {
+		/* Back without immediate (needs no WQE): lands at 256. */
+		h = sibrc_hdr(IB_OPCODE_RC_RDMA_WRITE_LAST, psn, 256);
+		memset(t->pkt + h.hdr_len, 0x33, 256);
+		sibrc_rx(test, t, &h, SOFTIB_DROP_NR);
+		KUNIT_EXPECT_EQ(test, m->buf[255], 0x11);
+		KUNIT_EXPECT_EQ(test, m->buf[256], 0x33);
+		KUNIT_EXPECT_EQ(test, m->buf[511], 0x33);
+		KUNIT_EXPECT_EQ(test, sibrc_mr_refs(m), 0);
+		/* Again, parked, then the MR invalidated: refused. */
+		h = sibrc_hdr(IB_OPCODE_RC_RDMA_WRITE_FIRST, psn + 1, 256);
+		h.va = SIBRC_IOVA + 1024;
+		h.rkey = SIBRC_RKEY;
+		h.dmalen = 512;
+		sibrc_rx(test, t, &h, SOFTIB_DROP_NR);
+		h = sibrc_hdr(op, psn + 2, 256);
+		sibrc_rx(test, t, &h, SOFTIB_DROP_RNR);
+		t->priv->nak_pending = false;
+		t->qp->r_nak_state = 0;
+		KUNIT_EXPECT_EQ(test, sibrc_mr_refs(m), 0);
+		atomic_set(&m->mr->lkey_invalid, 1);
+		memset(t->pkt + h.hdr_len, 0x44, 256);
+		sibrc_rx(test, t, &h, SOFTIB_DROP_RKEY);
+		KUNIT_EXPECT_TRUE(test, t->priv->nak_pending);
+		KUNIT_EXPECT_EQ(test, softib_aeth_syndrome(t->priv->nak_aeth),
+				SOFTIB_NAK_REM_ACCESS);
+		KUNIT_EXPECT_EQ(test, m->buf[1024 + 256], 0);
+		KUNIT_EXPECT_EQ(test, sibrc_mr_refs(m), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, sibrc_mr_dereg(m));
+	KUNIT_EXPECT_EQ(test, t->qp->state, IB_QPS_RTS);
+}
+
 static struct kunit_case sibrc_cases[] = {
 	KUNIT_CASE(sibrc_psn),
 	KUNIT_CASE(sibrc_aeth),
@@ -744,6 +840,7 @@ static struct kunit_case sibrc_cases[] = {
 	KUNIT_CASE(sibrc_comm_est),
 	KUNIT_CASE(sibrc_last_wqe),
 	KUNIT_CASE_PARAM(sibrc_rkey0, sibrc_rkey0_gen_params),
+	KUNIT_CASE_PARAM(sibrc_rnr_write_imm, sibrc_rnr_gen_params),
 	{}
 };
 
