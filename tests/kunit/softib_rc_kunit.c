@@ -831,6 +831,45 @@ static void sibrc_rnr_write_imm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->qp->state, IB_QPS_RTS);
 }
 
+static const u32 sibrc_read_lens[] = { 1, 256, 1000, SIBRC_MR_LEN };
+
+static void sibrc_read_len_desc(const u32 *len, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "READ of %u bytes", *len);
+}
+
+KUNIT_ARRAY_PARAM(sibrc_read_len, sibrc_read_lens, sibrc_read_len_desc);
+
+/*
+ * A READ answered in full holds no MR reference: the MR can be
+ * deregistered and the QP stays in RTS (rdmavt errors a QP whose ack
+ * queue still holds it). Until then the entry holds exactly one.
+ */
+static void sibrc_read_done_dereg(struct kunit *test)
+{
+	u32 len = *(const u32 *)test->param_value;
+	u32 npkts = DIV_ROUND_UP(len, 256);
+	struct sibrc *t = sibrc_setup(test);
+	struct sibrc_mr *m;
+	struct softib_hdr h;
+
+	m = sibrc_mr_new(test, t, SIBRC_RKEY, IB_ACCESS_REMOTE_READ);
+	h = sibrc_read(SIBRC_PSN, SIBRC_IOVA, SIBRC_RKEY, len);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_NR);
+	KUNIT_EXPECT_EQ(test, sibrc_mr_refs(m), 1);
+	KUNIT_EXPECT_TRUE(test, sibrc_qp_holds(t->qp, m->mr));
+	KUNIT_EXPECT_EQ(test, sibrc_drain(t), npkts);
+	KUNIT_EXPECT_EQ(test, t->qp->s_tail_ack_queue,
+			t->qp->r_head_ack_queue);
+	KUNIT_EXPECT_FALSE(test, sibrc_qp_holds(t->qp, m->mr));
+	KUNIT_EXPECT_EQ(test, sibrc_mr_refs(m), 0);
+	KUNIT_EXPECT_TRUE(test, sibrc_mr_dereg(m));
+	KUNIT_EXPECT_EQ(test, t->qp->state, IB_QPS_RTS);
+	/* and a READ under the key that is gone: NAK remote access */
+	h = sibrc_read(SIBRC_PSN + npkts, SIBRC_IOVA, SIBRC_RKEY, len);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_RKEY);
+}
+
 static struct kunit_case sibrc_cases[] = {
 	KUNIT_CASE(sibrc_psn),
 	KUNIT_CASE(sibrc_aeth),
@@ -841,6 +880,7 @@ static struct kunit_case sibrc_cases[] = {
 	KUNIT_CASE(sibrc_last_wqe),
 	KUNIT_CASE_PARAM(sibrc_rkey0, sibrc_rkey0_gen_params),
 	KUNIT_CASE_PARAM(sibrc_rnr_write_imm, sibrc_rnr_gen_params),
+	KUNIT_CASE_PARAM(sibrc_read_done_dereg, sibrc_read_len_gen_params),
 	{}
 };
 
