@@ -217,6 +217,20 @@ struct softib_dev {
 	bool carrier;			/* last link state told to the SMA */
 };
 
+/* Responder resources (READs and atomics) a softib QP grants, at most. */
+#define SOFTIB_MAX_RD_ATOMIC	16
+
+/*
+ * rc_rx.c: the RDMA READ request an s_ack_queue[] slot answers, as the
+ * requester sent it first (a duplicate is checked against it).
+ */
+struct softib_rd_req {
+	u64 va;
+	u32 rkey;
+	u32 len;
+	u32 psn;
+};
+
 /* rvt_qp.priv of every softib QP (qp.c) */
 struct softib_qp_priv {
 	struct rvt_qp *qp;
@@ -253,6 +267,8 @@ struct softib_qp_priv {
 	u64 wr_va;
 	u32 wr_rkey;
 	bool wr_parked;
+	/* responder: each s_ack_queue[] slot's READ request (rc_rx.c) */
+	struct softib_rd_req rd[SOFTIB_MAX_RD_ATOMIC + 1];
 };
 
 static inline struct softib_dev *to_sdev(struct ib_device *ibdev)

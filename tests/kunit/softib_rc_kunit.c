@@ -735,6 +735,78 @@ static void sibrc_rkey0(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sibrc_mr_refs(dma), 0);
 }
 
+struct sibrc_stale_case {
+	const char *name;
+	int what;
+};
+
+enum { SIBRC_INVALIDATED, SIBRC_DEREGISTERED, SIBRC_REKEYED };
+
+static const struct sibrc_stale_case sibrc_stale_cases[] = {
+	{ "invalidated", SIBRC_INVALIDATED },
+	{ "deregistered and freed", SIBRC_DEREGISTERED },
+	{ "registered again under a new key", SIBRC_REKEYED },
+};
+
+KUNIT_ARRAY_PARAM_DESC(sibrc_stale, sibrc_stale_cases, name);
+
+/*
+ * A READ answered in full; a duplicate of part of it is answered again
+ * (from its PSN, with the MR taken anew); one whose RETH does not match
+ * the request is not. Then the ULP invalidates, deregisters (and frees)
+ * or re-keys the MR: a duplicate with the old R_Key, a PSN in the
+ * answered range, is dropped (counted as rkey) and nothing is sent.
+ */
+static void sibrc_dup_read_stale(struct kunit *test)
+{
+	const struct sibrc_stale_case *c = test->param_value;
+	struct sibrc *t = sibrc_setup(test);
+	struct sibrc_mr *m;
+	struct softib_hdr h;
+
+	m = sibrc_mr_new(test, t, SIBRC_RKEY, IB_ACCESS_REMOTE_READ);
+	h = sibrc_read(SIBRC_PSN, SIBRC_IOVA, SIBRC_RKEY, 1024);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_NR);
+	KUNIT_EXPECT_EQ(test, t->qp->r_psn, (u32)SIBRC_PSN + 4);
+	KUNIT_EXPECT_EQ(test, sibrc_mr_refs(m), 1);
+	KUNIT_EXPECT_EQ(test, sibrc_drain(t), 4);
+	KUNIT_EXPECT_EQ(test, sibrc_mr_refs(m), 0);
+
+	/* Its last two packets again: answered, the MR given back after. */
+	h = sibrc_read(SIBRC_PSN + 2, SIBRC_IOVA + 512, SIBRC_RKEY, 512);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_DUP);
+	KUNIT_EXPECT_EQ(test, sibrc_drain(t), 2);
+	KUNIT_EXPECT_EQ(test, sibrc_mr_refs(m), 0);
+	/* The PSN of the third packet with the VA of the first: no. */
+	h = sibrc_read(SIBRC_PSN + 2, SIBRC_IOVA, SIBRC_RKEY, 512);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_DUP);
+	KUNIT_EXPECT_EQ(test, sibrc_drain(t), 0);
+
+	switch (c->what) {
+	case SIBRC_INVALIDATED:
+		atomic_set(&m->mr->lkey_invalid, 1);
+		break;
+	case SIBRC_DEREGISTERED:
+		KUNIT_EXPECT_TRUE(test, sibrc_mr_dereg(m));
+		KUNIT_EXPECT_EQ(test, t->qp->state, IB_QPS_RTS);
+		break;
+	case SIBRC_REKEYED:
+		RCU_INIT_POINTER(t->lkeys[1], NULL);
+		synchronize_rcu();
+		m->mr->lkey = SIBRC_RKEY + 0x100;
+		rcu_assign_pointer(t->lkeys[1], m->mr);
+		break;
+	}
+	h = sibrc_read(SIBRC_PSN + 1, SIBRC_IOVA + 256, SIBRC_RKEY, 768);
+	sibrc_rx(test, t, &h, SOFTIB_DROP_RKEY);
+	KUNIT_EXPECT_FALSE(test, t->priv->nak_pending);
+	KUNIT_EXPECT_EQ(test, sibrc_drain(t), 0);
+	KUNIT_EXPECT_FALSE(test, sibrc_qp_holds(t->qp, m->mr));
+	if (c->what != SIBRC_DEREGISTERED)
+		KUNIT_EXPECT_EQ(test, sibrc_mr_refs(m), 0);
+	KUNIT_EXPECT_EQ(test, t->qp->r_psn, (u32)SIBRC_PSN + 4);
+}
+
 static const char * const sibrc_rnr_cases[] = { "ONLY", "LAST" };
 
 static void sibrc_rnr_desc(const char * const *c, char *desc)
@@ -879,6 +951,7 @@ static struct kunit_case sibrc_cases[] = {
 	KUNIT_CASE(sibrc_comm_est),
 	KUNIT_CASE(sibrc_last_wqe),
 	KUNIT_CASE_PARAM(sibrc_rkey0, sibrc_rkey0_gen_params),
+	KUNIT_CASE_PARAM(sibrc_dup_read_stale, sibrc_stale_gen_params),
 	KUNIT_CASE_PARAM(sibrc_rnr_write_imm, sibrc_rnr_gen_params),
 	KUNIT_CASE_PARAM(sibrc_read_done_dereg, sibrc_read_len_gen_params),
 	{}
