@@ -333,9 +333,9 @@ static void softib_set_dparms(struct softib_dev *sdev)
 	a->max_mcast_grp = 16384;
 	a->max_mcast_qp_attach = 16;
 	a->max_total_mcast_qp_attach = 16 * 16384;
-	a->max_qp_rd_atom = 16;
-	a->max_qp_init_rd_atom = 16;
-	a->max_res_rd_atom = 16 * 16384;
+	a->max_qp_rd_atom = SOFTIB_MAX_RD_ATOMIC;
+	a->max_qp_init_rd_atom = SOFTIB_MAX_RD_ATOMIC;
+	a->max_res_rd_atom = SOFTIB_MAX_RD_ATOMIC * 16384;
 	a->atomic_cap = IB_ATOMIC_HCA;	/* rc_rx.c: one lock for all */
 
 	dp->lkey_table_size = 16;
@@ -354,7 +354,7 @@ static void softib_set_dparms(struct softib_dev *sdev)
 	dp->psn_modify_mask = 0xffffff;
 	dp->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
 	dp->max_mad_size = IB_MGMT_MAD_SIZE;
-	dp->max_rdma_atomic = 16;
+	dp->max_rdma_atomic = SOFTIB_MAX_RD_ATOMIC;
 }
 
 static void softib_port_setup(struct softib_dev *sdev)

@@ -151,6 +151,28 @@ static void softib_rc_ackq_next(struct rvt_qp *qp)
 	}
 }
 
+/*
+ * A READ answered in full gives its MR reference back: nothing is left to
+ * send from it, and a ULP may deregister the MR without its QP going to
+ * error (rdmavt errors a QP whose ack queue still holds the MR). A
+ * duplicate takes the R_Key anew (rc_rx.c). r_lock and s_lock held.
+ */
+static void softib_rc_read_done(struct rvt_qp *qp, struct rvt_ack_entry *e)
+{
+	lockdep_assert_held(&qp->s_lock);
+	if (e->rdma_sge.mr) {
+		rvt_put_mr(e->rdma_sge.mr);
+		e->rdma_sge.mr = NULL;
+	}
+}
+
+/* A READ entry answered before, its MR given back: nothing to send. */
+static bool softib_rc_read_released(const struct rvt_ack_entry *e)
+{
+	return e->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST &&
+	       e->rdma_sge.sge_length && !e->rdma_sge.mr;
+}
+
 /* The responder's next packet, or NULL. r_lock and s_lock held. */
 static struct sk_buff *softib_rc_responder_out(struct softib_dev *sdev,
 					       struct rvt_qp *qp)
@@ -160,6 +182,9 @@ static struct sk_buff *softib_rc_responder_out(struct softib_dev *sdev,
 	struct sk_buff *skb;
 	struct softib_hdr h;
 
+	lockdep_assert_held(&qp->r_lock);
+	lockdep_assert_held(&qp->s_lock);
+
 	if (priv->nak_pending) {
 		priv->nak_pending = false;
 		priv->ack_pending = false;
@@ -168,17 +193,28 @@ static struct sk_buff *softib_rc_responder_out(struct softib_dev *sdev,
 		h.aeth = priv->nak_aeth;
 		return softib_rc_build(sdev, &h, NULL, 0);
 	}
+	/*
+	 * A duplicate READ rewinds to its entry and answers what follows
+	 * again; the READs among them that were answered in full hold no MR
+	 * now: skip them (their requester asks again, and rc_rx.c checks).
+	 */
+	while (qp->s_tail_ack_queue != qp->r_head_ack_queue &&
+	       softib_rc_read_released(&qp->s_ack_queue[qp->s_tail_ack_queue]))
+		softib_rc_ackq_next(qp);
 	if (qp->s_tail_ack_queue != qp->r_head_ack_queue) {
 		e = &qp->s_ack_queue[qp->s_tail_ack_queue];
 		if (e->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST) {
 			skb = softib_rc_read_resp(sdev, qp, e);
 			if (!skb)
 				return NULL;
-			if (priv->resp_psn == e->lpsn)
+			if (priv->resp_psn == e->lpsn) {
+				/* the data is in skb: the MR may go */
+				softib_rc_read_done(qp, e);
 				softib_rc_ackq_next(qp);
-			else
+			} else {
 				priv->resp_psn = softib_psn_add(priv->resp_psn,
 								1);
+			}
 			return skb;
 		}
 		softib_rc_hdr(sdev, qp, &h, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
@@ -492,6 +528,7 @@ void softib_rc_send(struct rvt_qp *qp)
 	/* Let other QPs have the workqueue; come back for the rest. */
 	softib_queue_send(qp);
 }
+EXPORT_SYMBOL_IF_KUNIT(softib_rc_send);
 
 /* rdmavt's notify_qp_reset: forget the engine's state. */
 void softib_rc_reset(struct rvt_qp *qp)
@@ -504,4 +541,5 @@ void softib_rc_reset(struct rvt_qp *qp)
 	priv->nak_pending = false;
 	priv->resp_psn = 0;
 	priv->resp_first = 0;
+	softib_rc_rx_reset(qp);
 }

@@ -55,6 +55,37 @@ static void softib_rc_refuse(struct softib_port *port, struct rvt_qp *qp,
 	softib_rc_nak(qp, syndrome, h->psn);
 }
 
+/*
+ * The R_Key check of every RDMA WRITE, READ and atomic (and of a duplicate
+ * READ, again): rvt_rkey_ok() takes a reference on the MR into sge.
+ *
+ * R_Key 0 is rdmavt's name for its DMA MR: every kernel address, no bounds,
+ * no access rights. softib does not claim IBK_LOCAL_DMA_LKEY, so ib_core
+ * gives every kernel PD such an MR for its local_dma_lkey, and
+ * rvt_rkey_ok() would take R_Key 0 from the wire on any QP of a kernel PD:
+ * anyone on the segment (softib frames are broadcast) could read and write
+ * kernel memory through any kernel RC QP that ib_cm gave remote access.
+ * The local DMA lkey is for the local side only; rxe never matches rkey 0
+ * and hardware never hands out its reserved lkey as an rkey. So R_Key 0 is
+ * refused here, with one exception: a PD allocated with
+ * IB_PD_UNSAFE_GLOBAL_RKEY, whose ULP asked for exactly this (its
+ * pd->unsafe_global_rkey is 0 on rdmavt) and knows what it costs. Even
+ * then only what ib_core grants that MR, remote read and write: a global
+ * MR never has remote atomic access, so atomics with R_Key 0 are refused
+ * always. r_lock held.
+ */
+static bool softib_rc_rkey_ok(struct rvt_qp *qp, struct rvt_sge *sge,
+			      u32 len, u64 va, u32 rkey, int acc)
+{
+	struct ib_pd *pd = qp->ibqp.pd;
+
+	lockdep_assert_held(&qp->r_lock);
+	if (!rkey && (!pd || !(pd->flags & IB_PD_UNSAFE_GLOBAL_RKEY) ||
+		      acc == IB_ACCESS_REMOTE_ATOMIC))
+		return false;
+	return rvt_rkey_ok(qp, sge, len, va, rkey, acc);
+}
+
 /* The opcode's place in a message: may it follow the last one received? */
 static bool softib_rc_opseq_ok(u8 last, u8 op)
 {
@@ -158,12 +189,61 @@ static bool softib_rc_get_rwqe(struct softib_port *port, struct rvt_qp *qp,
 }
 
 /*
+ * An RNR NAK for a WRITE with immediate (no receive WQE for its
+ * completion): give back the MR reference r_sge holds, so that a
+ * requester retrying for as long as it likes (rnr_retry 7) pins no MR.
+ * A refused ONLY is received anew, R_Key and all; a refused LAST finds the
+ * WRITE parked and takes its R_Key again for the rest
+ * (softib_rc_write_resume()). r_lock and s_lock held.
+ */
+static void softib_rc_write_park(struct rvt_qp *qp, bool only)
+{
+	struct softib_qp_priv *priv = qp->priv;
+
+	lockdep_assert_held(&qp->r_lock);
+	lockdep_assert_held(&qp->s_lock);
+	rvt_put_ss(&qp->r_sge);
+	priv->wr_parked = !only;
+}
+
+/*
+ * The WRITE in progress was parked at an RNR NAK: its R_Key again, for
+ * what is left of it, checked against the MR as it is now (the ULP may
+ * have invalidated it meanwhile). False (NAK remote access error, still
+ * parked) when it no longer passes. r_lock and s_lock held.
+ */
+static bool softib_rc_write_resume(struct softib_port *port, struct rvt_qp *qp,
+				   const struct softib_hdr *h)
+{
+	struct softib_qp_priv *priv = qp->priv;
+	u32 left = qp->r_len - qp->r_rcv_len;
+
+	lockdep_assert_held(&qp->s_lock);
+	qp->r_sge.sg_list = NULL;
+	qp->r_sge.num_sge = 0;
+	qp->r_sge.total_len = left;
+	if (left) {
+		if (!softib_rc_rkey_ok(qp, &qp->r_sge.sge, left,
+				       priv->wr_va + qp->r_rcv_len,
+				       priv->wr_rkey, IB_ACCESS_REMOTE_WRITE)) {
+			softib_rc_refuse(port, qp, h, SOFTIB_DROP_RKEY,
+					 SOFTIB_NAK_REM_ACCESS);
+			return false;
+		}
+		qp->r_sge.num_sge = 1;
+	}
+	priv->wr_parked = false;
+	return true;
+}
+
+/*
  * SEND and RDMA WRITE packets in sequence. Returns false when refused
- * (counted and NAKed, or RNR).
+ * (counted and NAKed, or RNR). r_lock and s_lock held.
  */
 static bool softib_rc_write_send(struct softib_port *port, struct rvt_qp *qp,
 				 const struct softib_hdr *h, const u8 *pkt)
 {
+	struct softib_qp_priv *priv = qp->priv;
 	bool first = softib_rc_op_first(h->opcode);
 	bool only = softib_rc_op_only(h->opcode);
 	bool last = !first && !only && h->opcode !=
@@ -198,9 +278,13 @@ static bool softib_rc_write_send(struct softib_port *port, struct rvt_qp *qp,
 		qp->r_sge.sg_list = NULL;
 		qp->r_sge.num_sge = 0;
 		qp->r_sge.total_len = h->dmalen;
+		priv->wr_va = h->va;
+		priv->wr_rkey = h->rkey;
+		priv->wr_parked = false;
 		if (h->dmalen) {
-			if (!rvt_rkey_ok(qp, &qp->r_sge.sge, h->dmalen, h->va,
-					 h->rkey, IB_ACCESS_REMOTE_WRITE)) {
+			if (!softib_rc_rkey_ok(qp, &qp->r_sge.sge, h->dmalen,
+					       h->va, h->rkey,
+					       IB_ACCESS_REMOTE_WRITE)) {
 				softib_rc_refuse(port, qp, h, SOFTIB_DROP_RKEY,
 						 SOFTIB_NAK_REM_ACCESS);
 				return false;
@@ -223,10 +307,18 @@ static bool softib_rc_write_send(struct softib_port *port, struct rvt_qp *qp,
 		}
 		return false;
 	}
-	/* WRITE with immediate: the receive WQE, before touching memory. */
-	if (!send && softib_op_has_imm(h->opcode) &&
-	    !softib_rc_get_rwqe(port, qp, h, true))
+	/* A WRITE parked at an RNR NAK: its R_Key again, first. */
+	if (!send && priv->wr_parked && !softib_rc_write_resume(port, qp, h))
 		return false;
+	/*
+	 * WRITE with immediate: the receive WQE, before touching memory;
+	 * none (RNR NAK): the MR reference goes back until the retry.
+	 */
+	if (!send && softib_op_has_imm(h->opcode) &&
+	    !softib_rc_get_rwqe(port, qp, h, true)) {
+		softib_rc_write_park(qp, only);
+		return false;
+	}
 	if (len)
 		rvt_copy_sge(qp, &qp->r_sge, (void *)(pkt + h->hdr_len), len,
 			     true, false);
@@ -286,10 +378,18 @@ static void softib_rc_ackq_push(struct rvt_qp *qp, struct rvt_ack_entry *e)
 	priv->ack_pending = false;
 }
 
+/*
+ * An RDMA READ request in sequence: its R_Key checked and the MR's
+ * reference kept in its s_ack_queue[] entry until the send engine has
+ * sent the last response (rc.c gives it back then), the request itself
+ * kept in priv->rd[] for its duplicates. r_lock and s_lock held.
+ */
 static bool softib_rc_read_req(struct softib_port *port, struct rvt_qp *qp,
 			       const struct softib_hdr *h)
 {
 	u32 npkts = h->dmalen ? ((h->dmalen - 1) >> qp->log_pmtu) + 1 : 1;
+	struct softib_qp_priv *priv = qp->priv;
+	struct softib_rd_req *rd;
 	struct rvt_ack_entry *e;
 
 	if (!(qp->qp_access_flags & IB_ACCESS_REMOTE_READ)) {
@@ -310,13 +410,18 @@ static bool softib_rc_read_req(struct softib_port *port, struct rvt_qp *qp,
 		return false;
 	}
 	if (h->dmalen &&
-	    !rvt_rkey_ok(qp, &e->rdma_sge, h->dmalen, h->va, h->rkey,
-			 IB_ACCESS_REMOTE_READ)) {
+	    !softib_rc_rkey_ok(qp, &e->rdma_sge, h->dmalen, h->va, h->rkey,
+			       IB_ACCESS_REMOTE_READ)) {
 		softib_rc_refuse(port, qp, h, SOFTIB_DROP_RKEY,
 				 SOFTIB_NAK_REM_ACCESS);
 		return false;
 	}
 	e->rdma_sge.sge_length = h->dmalen;
+	rd = &priv->rd[e - qp->s_ack_queue];
+	rd->va = h->va;
+	rd->rkey = h->rkey;
+	rd->len = h->dmalen;
+	rd->psn = h->psn;
 	e->opcode = IB_OPCODE_RC_RDMA_READ_REQUEST;
 	e->psn = h->psn;
 	e->lpsn = softib_psn_add(h->psn, npkts - 1);
@@ -349,8 +454,8 @@ static bool softib_rc_atomic(struct softib_port *port, struct rvt_qp *qp,
 				 SOFTIB_NAK_INV_REQ);
 		return false;
 	}
-	if (!rvt_rkey_ok(qp, &sge, sizeof(u64), h->va, h->rkey,
-			 IB_ACCESS_REMOTE_ATOMIC)) {
+	if (!softib_rc_rkey_ok(qp, &sge, sizeof(u64), h->va, h->rkey,
+			       IB_ACCESS_REMOTE_ATOMIC)) {
 		softib_rc_refuse(port, qp, h, SOFTIB_DROP_RKEY,
 				 SOFTIB_NAK_REM_ACCESS);
 		return false;
@@ -388,7 +493,9 @@ static int softib_rc_ackq_find(struct rvt_qp *qp, u8 opcode, u32 psn)
 {
 	struct rvt_dev_info *rdi = ib_to_rvt(qp->ibqp.device);
 	unsigned int n = rvt_max_atomic(rdi), i;
+	struct softib_qp_priv *priv = qp->priv;
 	int idx = qp->r_head_ack_queue;
+	u32 first;
 
 	for (i = 0; i < n; i++) {
 		struct rvt_ack_entry *e;
@@ -398,7 +505,10 @@ static int softib_rc_ackq_find(struct rvt_qp *qp, u8 opcode, u32 psn)
 		e = &qp->s_ack_queue[idx];
 		if (e->opcode != opcode)
 			continue;
-		if (softib_psn_cmp(psn, e->psn) >= 0 &&
+		/* A READ's entry from the PSN it was first asked at. */
+		first = opcode == IB_OPCODE_RC_RDMA_READ_REQUEST ?
+			priv->rd[idx].psn : e->psn;
+		if (softib_psn_cmp(psn, first) >= 0 &&
 		    softib_psn_cmp(psn, e->lpsn) <= 0)
 			return idx;
 	}
@@ -406,10 +516,57 @@ static int softib_rc_ackq_find(struct rvt_qp *qp, u8 opcode, u32 psn)
 }
 
 /*
+ * A duplicate READ for s_ack_queue[idx]: it must ask for the rest of the
+ * request we answered, from its PSN on (the offset its PSN gives, the same
+ * R_Key, the VA advanced by that offset, the length that is left), and
+ * its R_Key must pass again: the entry gave its MR reference back when
+ * the last response went out, and since then the ULP may have invalidated,
+ * remapped or freed the MR. Anything else is not answered: IBA answers
+ * duplicates or drops them (a NAK for a PSN behind r_psn would fail
+ * whatever WQE the requester has outstanding now), so a refused duplicate
+ * is dropped, counted under rkey when its R_Key failed and under dup
+ * otherwise; an entry still being answered then goes on as it was. False
+ * when refused. r_lock and s_lock held.
+ */
+static bool softib_rc_dup_read(struct softib_port *port, struct rvt_qp *qp,
+			       const struct softib_hdr *h, int idx)
+{
+	struct softib_qp_priv *priv = qp->priv;
+	struct rvt_ack_entry *e = &qp->s_ack_queue[idx];
+	const struct softib_rd_req *rd = &priv->rd[idx];
+	u64 off = (u64)((h->psn - rd->psn) & 0xffffff) << qp->log_pmtu;
+	struct rvt_sge sge = {};
+
+	lockdep_assert_held(&qp->r_lock);
+	lockdep_assert_held(&qp->s_lock);
+	if (off > rd->len || h->rkey != rd->rkey || h->va != rd->va + off ||
+	    h->dmalen != rd->len - off) {
+		softib_drop(port, SOFTIB_DROP_DUP);
+		return false;
+	}
+	if (h->dmalen &&
+	    !softib_rc_rkey_ok(qp, &sge, h->dmalen, h->va, h->rkey,
+			       IB_ACCESS_REMOTE_READ)) {
+		softib_drop(port, SOFTIB_DROP_RKEY);
+		return false;
+	}
+	softib_drop(port, SOFTIB_DROP_DUP);
+	if (e->rdma_sge.mr)
+		rvt_put_mr(e->rdma_sge.mr);
+	/* The entry now answers the duplicate: from its PSN, its length. */
+	sge.sge_length = h->dmalen;
+	e->rdma_sge = sge;
+	e->psn = h->psn;
+	return true;
+}
+
+/*
  * A request behind r_psn: the requester missed our answer. SEND and WRITE
  * are not executed again, only re-ACKed; a READ is answered again from
- * the PSN asked, and so is everything queued after it (go-back-N on the
- * responder's side); an atomic's saved result is sent again.
+ * the PSN asked (its R_Key checked anew, softib_rc_dup_read()), and so is
+ * what is queued after it that was not answered yet (rc.c skips the READs
+ * answered already: they hold no MR, the requester asks for them again);
+ * an atomic's saved result is sent again. r_lock and s_lock held.
  */
 static void softib_rc_dup(struct softib_port *port, struct rvt_qp *qp,
 			  const struct softib_hdr *h)
@@ -418,24 +575,30 @@ static void softib_rc_dup(struct softib_port *port, struct rvt_qp *qp,
 	bool read = h->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST;
 	int idx;
 
-	softib_drop(port, SOFTIB_DROP_DUP);
 	if (!read && h->opcode != IB_OPCODE_RC_COMPARE_SWAP &&
 	    h->opcode != IB_OPCODE_RC_FETCH_ADD) {
+		softib_drop(port, SOFTIB_DROP_DUP);
 		priv->ack_pending = true;
 		return;
 	}
 	idx = softib_rc_ackq_find(qp, read ? IB_OPCODE_RC_RDMA_READ_REQUEST :
 				  h->opcode, h->psn);
-	if (idx < 0)
+	if (idx < 0 || (!read && qp->s_ack_queue[idx].psn != h->psn)) {
+		softib_drop(port, SOFTIB_DROP_DUP);
 		return;
-	if (!read && qp->s_ack_queue[idx].psn != h->psn)
-		return;
+	}
 	if (softib_rc_ackq_pending(qp, idx)) {
 		/* Still to be answered: only ever go further back. */
 		if (idx != qp->s_tail_ack_queue ||
-		    softib_psn_cmp(h->psn, priv->resp_psn) >= 0)
+		    softib_psn_cmp(h->psn, priv->resp_psn) >= 0) {
+			softib_drop(port, SOFTIB_DROP_DUP);
 			return;
+		}
 	}
+	if (!read)
+		softib_drop(port, SOFTIB_DROP_DUP);
+	else if (!softib_rc_dup_read(port, qp, h, idx))
+		return;
 	qp->s_tail_ack_queue = idx;
 	priv->resp_psn = h->psn;
 	priv->resp_first = h->psn;
@@ -708,6 +871,39 @@ static void softib_rc_requester(struct softib_port *port, struct rvt_qp *qp,
 	default:
 		softib_drop(port, SOFTIB_DROP_OPCODE);
 		return;
+	}
+}
+
+/*
+ * rdmavt's notify_qp_reset (rc.c's softib_rc_reset()), r_lock and s_lock
+ * held: the responder's state here. The MR references (r_sge,
+ * s_ack_queue[]) are given back by rdmavt itself, rvt_reset_qp() and
+ * rvt_error_qp() put them all (rvt_clear_mr_refs()) and nothing here holds
+ * one anywhere else; what rdmavt leaves of the old entries is forgotten,
+ * so that no duplicate of the QP's last life is taken for one of this.
+ */
+void softib_rc_rx_reset(struct rvt_qp *qp)
+{
+	struct rvt_dev_info *rdi = ib_to_rvt(qp->ibqp.device);
+	struct softib_qp_priv *priv = qp->priv;
+	unsigned int i;
+
+	lockdep_assert_held(&qp->s_lock);
+	priv->wr_parked = false;
+	priv->wr_va = 0;
+	priv->wr_rkey = 0;
+	memset(priv->rd, 0, sizeof(priv->rd));
+	for (i = 0; qp->s_ack_queue && i < rvt_max_atomic(rdi); i++) {
+		struct rvt_ack_entry *e = &qp->s_ack_queue[i];
+
+		if (e->rdma_sge.mr)
+			rvt_put_mr(e->rdma_sge.mr);
+		memset(&e->rdma_sge, 0, sizeof(e->rdma_sge));
+		e->atomic_data = 0;
+		e->psn = 0;
+		e->lpsn = 0;
+		e->opcode = 0;
+		e->sent = 0;
 	}
 }
 

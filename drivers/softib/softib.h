@@ -217,6 +217,20 @@ struct softib_dev {
 	bool carrier;			/* last link state told to the SMA */
 };
 
+/* Responder resources (READs and atomics) a softib QP grants, at most. */
+#define SOFTIB_MAX_RD_ATOMIC	16
+
+/*
+ * rc_rx.c: the RDMA READ request an s_ack_queue[] slot answers, as the
+ * requester sent it first (a duplicate is checked against it).
+ */
+struct softib_rd_req {
+	u64 va;
+	u32 rkey;
+	u32 len;
+	u32 psn;
+};
+
 /* rvt_qp.priv of every softib QP (qp.c) */
 struct softib_qp_priv {
 	struct rvt_qp *qp;
@@ -245,6 +259,16 @@ struct softib_qp_priv {
 	/* responder: next READ response PSN of s_ack_queue[s_tail_ack_queue] */
 	u32 resp_psn;
 	u32 resp_first;		/* the PSN that gets the FIRST/ONLY opcode */
+	/*
+	 * responder: the RETH of the RDMA WRITE in progress, and whether
+	 * r_sge's MR reference was given back at an RNR NAK (wr_parked: the
+	 * retried packet takes the R_Key anew).
+	 */
+	u64 wr_va;
+	u32 wr_rkey;
+	bool wr_parked;
+	/* responder: each s_ack_queue[] slot's READ request (rc_rx.c) */
+	struct softib_rd_req rd[SOFTIB_MAX_RD_ATOMIC + 1];
 };
 
 static inline struct softib_dev *to_sdev(struct ib_device *ibdev)
@@ -332,6 +356,7 @@ void softib_rc_fail(struct rvt_qp *qp, enum ib_wc_status status);
 bool softib_wqe_is_rd_atomic(const struct rvt_swqe *wqe);
 u32 softib_rc_ack_aeth(struct rvt_qp *qp);
 /* rc_rx.c */
+void softib_rc_rx_reset(struct rvt_qp *qp);
 void softib_rc_rcv(struct softib_port *port, struct rvt_qp *qp,
 		   const struct softib_hdr *h, const u8 *pkt);
 /* stats.c */

@@ -38,9 +38,11 @@
 #include "drivers/softib/pma.c"
 
 #include <kunit/test.h>
+#include <linux/etherdevice.h>
 #include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/percpu-refcount.h>
 #include <linux/prandom.h>
 #include <linux/rbtree.h>
 
@@ -1411,6 +1413,619 @@ static void fuzz_mad(struct kunit *test)
 	fz_tally(fz, "mad", ktime_ms_delta(ktime_get(), start));
 }
 
+/* ---- RC: sequences against an RC QP with MRs ------------------------------ */
+
+#define FZ_RCQPN	0x44
+#define FZ_RC_PEER	9
+#define FZ_RC_PSN	0x200
+#define FZ_RC_PMTU	256
+#define FZ_NMR		3
+#define FZ_SEG		2048		/* each MR: two segments of this */
+#define FZ_MR_LEN	(2 * FZ_SEG)
+#define FZ_IOVA(k)	(0x100000ULL * ((k) + 1))
+#define FZ_NREADS	8
+#define FZ_CANARY	1024
+
+/* An MR as rdmavt keeps one (rvt_mregion), of the RC QP's PD. */
+struct fz_mr {
+	struct rvt_mregion *mr;
+	u8 *seg[2];
+	u32 old_key;		/* the key before the last re-registration */
+};
+
+struct fz_rc {
+	struct fz *fz;
+	struct rvt_qp *qp;
+	struct softib_qp_priv *priv;
+	struct rvt_krwq kwq;
+	struct rvt_pd pd;
+	struct rvt_mregion __rcu *lkeys[4];	/* index: rkey >> 30 */
+	struct fz_mr mr[FZ_NMR];
+	struct fz_mr dma;	/* rdmavt's DMA MR: what R_Key 0 names */
+	u8 *canary;		/* where the VAs of R_Key 0 point */
+	struct {
+		u32 psn, rkey, len;
+		u64 va;
+	} reads[FZ_NREADS];	/* READs executed, for their duplicates */
+	unsigned int nreads;
+	u8 *rnr;		/* the last frame refused with RNR NAK */
+	unsigned int rnr_len;
+	/* tallies */
+	u64 fed, executed, rnr_naks, retries, dups, stale_dups, rkey0;
+	u64 drops[SOFTIB_DROP_NR], ulp_ops, drains, pkts_out;
+};
+
+static void fz_mr_release(struct percpu_ref *ref)
+{
+	struct rvt_mregion *mr = container_of(ref, struct rvt_mregion,
+					      refcount);
+
+	complete(&mr->comp);
+}
+
+static void fz_mr_free(struct fz_mr *m)
+{
+	if (m->mr) {
+		percpu_ref_exit(&m->mr->refcount);
+		kfree(m->mr->map[0]);
+	}
+	kfree(m->mr);
+	kfree(m->seg[0]);
+	kfree(m->seg[1]);
+}
+
+static void fz_rc_free(void *data)
+{
+	struct fz_rc *rc = data;
+	struct softib_dev *sdev = rc->fz->t->sdev;
+	int k;
+
+	if (sdev->wq)
+		destroy_workqueue(sdev->wq);
+	sdev->wq = NULL;
+	if (sdev->ndev)
+		free_netdev(sdev->ndev);
+	sdev->ndev = NULL;
+	for (k = 0; k < FZ_NMR; k++)
+		fz_mr_free(&rc->mr[k]);
+	fz_mr_free(&rc->dma);
+	if (rc->qp)
+		kfree(rc->qp->s_ack_queue);
+	kfree(rc->priv);
+	kfree(rc->qp);
+}
+
+/* An MR of key (0: the DMA MR) over two segments, published. */
+static void fz_mr_init(struct fz_rc *rc, struct fz_mr *m, u32 key, u64 iova)
+{
+	struct kunit *test = rc->fz->test;
+	struct rvt_mregion *mr;
+
+	m->seg[0] = kzalloc(FZ_SEG, GFP_KERNEL);
+	m->seg[1] = kzalloc(FZ_SEG, GFP_KERNEL);
+	mr = kzalloc(struct_size(mr, map, 1), GFP_KERNEL);
+	m->mr = mr;
+	if (mr)
+		mr->map[0] = kzalloc(sizeof(*mr->map[0]), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, m->seg[0] && m->seg[1] && mr && mr->map[0]);
+	init_completion(&mr->comp);
+	KUNIT_ASSERT_EQ(test, percpu_ref_init(&mr->refcount, fz_mr_release,
+					      PERCPU_REF_INIT_ATOMIC,
+					      GFP_KERNEL), 0);
+	mr->pd = &rc->pd.ibpd;
+	mr->iova = iova;
+	mr->length = FZ_MR_LEN;
+	mr->lkey = key;
+	mr->access_flags = key ? IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+			   IB_ACCESS_REMOTE_ATOMIC : IB_ACCESS_LOCAL_WRITE;
+	mr->max_segs = 2;
+	mr->mapsz = 1;
+	mr->map[0]->segs[0].vaddr = m->seg[0];
+	mr->map[0]->segs[0].length = FZ_SEG;
+	mr->map[0]->segs[1].vaddr = m->seg[1];
+	mr->map[0]->segs[1].length = FZ_SEG;
+	mr->lkey_published = 1;
+	m->old_key = key;
+	if (key)
+		rcu_assign_pointer(rc->lkeys[key >> 30], mr);
+	else
+		rcu_assign_pointer(rc->fz->t->sdev->rdi.dma_mr, mr);
+}
+
+static long fz_mr_refs(const struct fz_mr *m)
+{
+	return atomic_long_read(&m->mr->refcount.data->count) - 1;
+}
+
+/* The references the QP holds on mr where rdmavt looks for them. */
+static long fz_qp_holds(struct rvt_qp *qp, const struct rvt_mregion *mr)
+{
+	struct rvt_dev_info *rdi = ib_to_rvt(qp->ibqp.device);
+	long n = qp->r_sge.num_sge && qp->r_sge.sge.mr == mr;
+	unsigned int i;
+
+	for (i = 0; i < rvt_max_atomic(rdi); i++)
+		n += qp->s_ack_queue[i].rdma_sge.mr == mr;
+	return n;
+}
+
+static void fz_noop_work(struct work_struct *work)
+{
+}
+
+static void fz_noop_qp(struct rvt_qp *qp)
+{
+}
+
+static bool fz_noop_sched(struct rvt_qp *qp)
+{
+	return false;
+}
+
+/*
+ * The fuzz device gets an RC QP in RTS (QPN FZ_RCQPN, peer LID FZ_RC_PEER,
+ * path MTU 256, every remote access, no receive WQE), of a kernel PD,
+ * FZ_NMR MRs with all remote rights under keys in slots 1..3 of the lkey
+ * table, and rdmavt's DMA MR (the first kernel PD's, R_Key 0). The send
+ * engine's packets go to a carrier that is down.
+ */
+static struct fz_rc *fz_rc_new(struct fz *fz)
+{
+	struct kunit *test = fz->test;
+	struct softib_dev *sdev = fz->t->sdev;
+	struct fz_rc *rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
+	struct rvt_qp __rcu **bucket;
+	struct rvt_qp *qp;
+	int k;
+
+	KUNIT_ASSERT_NOT_NULL(test, rc);
+	rc->fz = fz;
+	rc->qp = kzalloc(sizeof(*rc->qp), GFP_KERNEL);
+	rc->priv = kzalloc(sizeof(*rc->priv), GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fz_rc_free, rc),
+			0);
+	KUNIT_ASSERT_NOT_NULL(test, rc->qp);
+	KUNIT_ASSERT_NOT_NULL(test, rc->priv);
+	sdev->wq = alloc_workqueue("softib_fuzz_rc", 0, 0);
+	KUNIT_ASSERT_NOT_NULL(test, sdev->wq);
+	sdev->ndev = alloc_etherdev(0);
+	KUNIT_ASSERT_NOT_NULL(test, sdev->ndev);
+	sdev->rdi.dparms.max_rdma_atomic = 4;
+	sdev->rdi.driver_f.notify_error_qp = fz_noop_qp;
+	sdev->rdi.driver_f.schedule_send = fz_noop_sched;
+	sdev->rdi.lkey_table.table = rc->lkeys;
+	sdev->rdi.lkey_table.shift = 30;
+	rc->rnr = fz_alloc(fz, FZ_CAP);
+	rc->canary = fz_alloc(fz, FZ_CANARY);
+	memset(rc->canary, 0x5a, FZ_CANARY);
+
+	qp = rc->qp;
+	qp->s_ack_queue = kcalloc(rvt_max_atomic(&sdev->rdi),
+				  sizeof(*qp->s_ack_queue), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp->s_ack_queue);
+	sib_qp_ready(qp, &rc->kwq, &sdev->rdi.ibdev, IB_QPT_RC, FZ_RCQPN);
+	spin_lock_init(&qp->s_lock);
+	rc->pd.ibpd.device = &sdev->rdi.ibdev;
+	qp->ibqp.pd = &rc->pd.ibpd;
+	qp->remote_qpn = 0x99;
+	qp->remote_ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(&qp->remote_ah_attr, FZ_RC_PEER);
+	qp->pmtu = FZ_RC_PMTU;
+	qp->log_pmtu = ilog2(FZ_RC_PMTU);
+	qp->r_psn = FZ_RC_PSN;
+	qp->r_state = IB_OPCODE_RC_SEND_LAST;
+	qp->qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+			      IB_ACCESS_REMOTE_ATOMIC;
+	qp->priv = rc->priv;
+	rc->priv->qp = qp;
+	INIT_WORK(&rc->priv->send_work, fz_noop_work);
+	softib_qp_events_init(rc->priv);
+	for (k = 0; k < FZ_NMR; k++)
+		fz_mr_init(rc, &rc->mr[k], (u32)(k + 1) << 30 | 0x100, FZ_IOVA(k));
+	fz_mr_init(rc, &rc->dma, 0, 0);
+	/* into the QP table, ahead of whatever shares its bucket */
+	bucket = &fz->buckets[hash_32(FZ_RCQPN, 1)];
+	RCU_INIT_POINTER(qp->next, rcu_dereference_protected(*bucket, 1));
+	rcu_assign_pointer(*bucket, qp);
+	return rc;
+}
+
+/* The QP's send engine, run as its work item would: packets put out. */
+static u64 fz_rc_drain(struct fz_rc *rc)
+{
+	struct softib_port *port = rc->fz->port;
+	u64 before = atomic64_read(&port->cnt.xmit_pkts);
+
+	softib_rc_send(rc->qp);
+	flush_workqueue(rc->fz->t->sdev->wq);
+	rc->drains++;
+	return atomic64_read(&port->cnt.xmit_pkts) - before;
+}
+
+/*
+ * After every input: R_Key 0 took nothing (the DMA MR unreferenced, the
+ * memory its VAs name unchanged), and every MR's references are exactly
+ * the ones the QP holds where rdmavt looks (no leak, no double put).
+ */
+static void fz_rc_check(struct fz_rc *rc)
+{
+	struct fz *fz = rc->fz;
+	int k;
+
+	if (fz_mr_refs(&rc->dma))
+		fz_fail(fz, "R_Key 0: the DMA MR has %ld references",
+			fz_mr_refs(&rc->dma));
+	if (memchr_inv(rc->canary, 0x5a, FZ_CANARY))
+		fz_fail(fz, "R_Key 0 wrote kernel memory");
+	for (k = 0; k < FZ_NMR; k++)
+		if (fz_mr_refs(&rc->mr[k]) !=
+		    fz_qp_holds(rc->qp, rc->mr[k].mr))
+			fz_fail(fz, "MR %d: %ld references, the QP holds %ld",
+				k, fz_mr_refs(&rc->mr[k]),
+				fz_qp_holds(rc->qp, rc->mr[k].mr));
+}
+
+/* The engine ran dry: no READ answered keeps its MR. */
+static void fz_rc_drain_check(struct fz_rc *rc)
+{
+	struct rvt_qp *qp = rc->qp;
+	int k;
+
+	rc->pkts_out += fz_rc_drain(rc);
+	if (qp->s_tail_ack_queue != qp->r_head_ack_queue)
+		fz_fail(rc->fz, "the engine left s_ack_queue[%u..%u)",
+			qp->s_tail_ack_queue, qp->r_head_ack_queue);
+	for (k = 0; k < FZ_NMR; k++)
+		if (fz_qp_holds(qp, rc->mr[k].mr) > (qp->r_sge.num_sge &&
+						     qp->r_sge.sge.mr ==
+						     rc->mr[k].mr))
+			fz_fail(rc->fz, "MR %d: answered READs still hold it",
+				k);
+}
+
+/* Is key an R_Key the responder must take for len bytes at va now? */
+static bool fz_rc_key_live(struct fz_rc *rc, u32 key)
+{
+	int k;
+
+	for (k = 0; k < FZ_NMR; k++) {
+		const struct rvt_mregion *mr = rc->mr[k].mr;
+
+		if (key && mr->lkey == key && mr->lkey_published &&
+		    !atomic_read(&mr->lkey_invalid))
+			return true;
+	}
+	return false;
+}
+
+/* One RC frame through softib_ud_rcv(): the drop reason, or NR. */
+static enum softib_drop fz_rc_rx(struct fz_rc *rc, const u8 *buf,
+				 unsigned int len)
+{
+	struct fz *fz = rc->fz;
+	struct softib_port *port = fz->port;
+	long freed = atomic_long_read(&fz_skbs_freed);
+	enum softib_drop why = SOFTIB_DROP_NR;
+	u64 before[SOFTIB_DROP_NR], moved = 0;
+	struct sk_buff *skb;
+	int i;
+
+	for (i = 0; i < SOFTIB_DROP_NR; i++)
+		before[i] = softib_drop_count(port, i);
+	skb = fz_skb(fz, buf, len);
+	KUNIT_ASSERT_NOT_NULL(fz->test, skb);
+	sib_rx_skb(fz->t->sdev, skb);
+	rc->fed++;
+	if (atomic_long_read(&fz_skbs_freed) != freed + 1)
+		fz_fail(fz, "the skb was not freed");
+	for (i = 0; i < SOFTIB_DROP_NR; i++) {
+		u64 d = softib_drop_count(port, i) - before[i];
+
+		if (d) {
+			moved += d;
+			why = i;
+		}
+	}
+	if (moved > 1)
+		fz_fail(fz, "%llu drop counters moved", moved);
+	if (why == SOFTIB_DROP_NR)
+		rc->executed++;
+	else
+		rc->drops[why]++;
+	fz_rc_check(rc);
+	if (fz->failed)
+		fz_dump(fz, "the frame", buf, len);
+	return why;
+}
+
+/* An RC request to the QP; payload bytes of a pattern. */
+static unsigned int fz_rc_frame(struct fz_rc *rc, u8 *buf, u8 opcode, u32 psn,
+				u64 va, u32 rkey, u32 dmalen, u32 payload)
+{
+	struct fz *fz = rc->fz;
+	struct softib_hdr h = {
+		.lnh = SOFTIB_LNH_LOCAL, .dlid = FZ_LID, .slid = FZ_RC_PEER,
+		.opcode = opcode, .pkey = 0xffff, .dqpn = FZ_RCQPN,
+		.psn = psn & 0xffffff, .ackreq = fz_rnd(fz, 2),
+		.va = va, .rkey = rkey, .dmalen = dmalen,
+		.swap_add = fz_rnd(fz, 4), .compare = 0,
+		.imm = cpu_to_be32(0xf00d), .inv_rkey = fz_rnd(fz, 2) ? rkey : 0,
+	};
+
+	return sib_make(&h, buf, payload);
+}
+
+/* An R_Key: a live MR's, 0, an MR's old key, or anything. */
+static u32 fz_rc_rkey(struct fz_rc *rc, int *k)
+{
+	struct fz *fz = rc->fz;
+
+	*k = fz_rnd(fz, FZ_NMR);
+	switch (fz_rnd(fz, 16)) {
+	case 0:
+	case 1:
+	case 2:
+		return 0;
+	case 3:
+		return rc->mr[*k].old_key;
+	case 4:
+		return prandom_u32_state(&fz->rnd);
+	default:
+		return rc->mr[*k].mr->lkey;
+	}
+}
+
+/* A VA for len bytes under MR k (R_Key 0: into the canary). */
+static u64 fz_rc_va(struct fz_rc *rc, u32 rkey, int k, u32 len, bool atomic)
+{
+	struct fz *fz = rc->fz;
+	u64 va;
+
+	if (!rkey)
+		return (u64)(uintptr_t)rc->canary +
+		       (atomic ? 8 * fz_rnd(fz, 8) : fz_rnd(fz, 64));
+	switch (fz_rnd(fz, 8)) {
+	case 0:		/* before or past the MR */
+		return FZ_IOVA(k) + (fz_rnd(fz, 2) ? -8ULL : FZ_MR_LEN - 4);
+	case 1:		/* across the two segments */
+		va = FZ_IOVA(k) + FZ_SEG - 8;
+		break;
+	default:
+		va = FZ_IOVA(k) + fz_rnd(fz, FZ_MR_LEN - min(len, FZ_MR_LEN) + 1);
+		break;
+	}
+	return atomic ? va & ~7ULL : va;
+}
+
+static const u32 fz_rc_lens[] = {
+	0, 1, 8, FZ_RC_PMTU - 1, FZ_RC_PMTU, FZ_RC_PMTU + 1, 3 * FZ_RC_PMTU,
+	FZ_SEG, FZ_MR_LEN, FZ_MR_LEN + 1,
+};
+
+/* The ULP: invalidate an MR, or register it again under its next key. */
+static void fz_rc_ulp(struct fz_rc *rc)
+{
+	struct fz_mr *m = &rc->mr[fz_rnd(rc->fz, FZ_NMR)];
+	struct rvt_mregion *mr = m->mr;
+
+	rc->ulp_ops++;
+	if (fz_rnd(rc->fz, 2) && !atomic_read(&mr->lkey_invalid)) {
+		atomic_set(&mr->lkey_invalid, 1);
+		return;
+	}
+	m->old_key = mr->lkey;
+	mr->lkey = (mr->lkey & ~0xffU) | ((mr->lkey + 1) & 0xff);
+	atomic_set(&mr->lkey_invalid, 0);
+}
+
+/* A new request in sequence, its R_Key, VA and length drawn. */
+static unsigned int fz_rc_request(struct fz_rc *rc, u8 *buf, u32 psn)
+{
+	static const u8 ops[] = {
+		IB_OPCODE_RC_SEND_ONLY, IB_OPCODE_RC_RDMA_WRITE_ONLY,
+		IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+		IB_OPCODE_RC_RDMA_WRITE_FIRST, IB_OPCODE_RC_RDMA_READ_REQUEST,
+		IB_OPCODE_RC_FETCH_ADD, IB_OPCODE_RC_COMPARE_SWAP,
+	};
+	struct fz *fz = rc->fz;
+	u8 op = ops[fz_rnd(fz, ARRAY_SIZE(ops))];
+	u32 len = fz_rc_lens[fz_rnd(fz, ARRAY_SIZE(fz_rc_lens))], pay = 0;
+	bool atomic = false;
+	u32 rkey;
+	u64 va;
+	int k;
+
+	rkey = fz_rc_rkey(rc, &k);
+	switch (op) {
+	case IB_OPCODE_RC_SEND_ONLY:
+		pay = min_t(u32, len, FZ_RC_PMTU);
+		break;
+	case IB_OPCODE_RC_RDMA_WRITE_ONLY:
+	case IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE:
+		len = min_t(u32, len, FZ_RC_PMTU);
+		pay = len;
+		break;
+	case IB_OPCODE_RC_RDMA_WRITE_FIRST:
+		len = max_t(u32, len, FZ_RC_PMTU + 1);
+		pay = FZ_RC_PMTU;
+		break;
+	case IB_OPCODE_RC_FETCH_ADD:
+	case IB_OPCODE_RC_COMPARE_SWAP:
+		atomic = true;
+		len = 8;
+		break;
+	}
+	va = fz_rc_va(rc, rkey, k, len, atomic);
+	rc->rkey0 += !rkey;
+	return fz_rc_frame(rc, buf, op, psn, va, rkey, atomic ? 0 : len, pay);
+}
+
+/*
+ * A duplicate of a READ executed before: from one of its PSNs, the RETH
+ * advanced to it (or, one time in four, wrong by a packet). What was owed
+ * is sent first; a duplicate whose R_Key is not live any more (the ULP
+ * invalidated or re-keyed the MR since) must get no answer at all.
+ */
+static void fz_rc_dup(struct fz_rc *rc, u8 *buf)
+{
+	struct fz *fz = rc->fz;
+	typeof(rc->reads[0]) *rd = &rc->reads[fz_rnd(fz, rc->nreads)];
+	u32 npkts = rd->len ? DIV_ROUND_UP(rd->len, FZ_RC_PMTU) : 1;
+	u32 j = fz_rnd(fz, npkts), len;
+	enum softib_drop why;
+	unsigned int n;
+	bool stale;
+	u64 va;
+
+	va = rd->va + (u64)j * FZ_RC_PMTU;
+	len = rd->len - min(rd->len, j * FZ_RC_PMTU);
+	if (!fz_rnd(fz, 4))
+		va += fz_rnd(fz, 2) ? FZ_RC_PMTU : -FZ_RC_PMTU;
+	n = fz_rc_frame(rc, buf, IB_OPCODE_RC_RDMA_READ_REQUEST, rd->psn + j,
+			va, rd->rkey, len, 0);
+	stale = len && !fz_rc_key_live(rc, rd->rkey);
+	fz_rc_drain_check(rc);
+	why = fz_rc_rx(rc, buf, n);
+	rc->dups++;
+	if (!stale)
+		return;
+	rc->stale_dups++;
+	if (fz_rc_drain(rc))
+		fz_fail(fz, "a stale duplicate READ was answered (drop %d)",
+			why);
+}
+
+/* The frame that got the last RNR NAK, again (the requester's retry). */
+static void fz_rc_retry(struct fz_rc *rc, u8 *buf)
+{
+	memcpy(buf, rc->rnr, rc->rnr_len);
+	rc->retries++;
+	if (fz_rc_rx(rc, buf, rc->rnr_len) != SOFTIB_DROP_RNR)
+		rc->rnr_len = 0;
+}
+
+/* A READ the QP executed: remembered for its duplicates. */
+static void fz_rc_remember(struct fz_rc *rc, const u8 *buf, unsigned int n)
+{
+	struct softib_hdr h;
+	unsigned int j;
+
+	if (softib_hdr_parse(buf, n, &h) != SOFTIB_DROP_NR ||
+	    h.opcode != IB_OPCODE_RC_RDMA_READ_REQUEST || h.dqpn != FZ_RCQPN)
+		return;
+	j = rc->nreads < FZ_NREADS ? rc->nreads++ :
+	    fz_rnd(rc->fz, FZ_NREADS);
+	rc->reads[j].psn = h.psn;
+	rc->reads[j].va = h.va;
+	rc->reads[j].rkey = h.rkey;
+	rc->reads[j].len = h.dmalen;
+}
+
+/*
+ * One step of a sequence: continue the WRITE in progress, a new request
+ * (SEND, WRITE with and without immediate, a multi-packet WRITE, READ,
+ * atomics), a duplicate of a READ executed before, the retry of a frame
+ * that got an RNR NAK, the ULP invalidating or re-keying an MR, or the
+ * send engine running; a quarter of the frames mutated as fuzz_rx
+ * mutates them.
+ */
+static void fz_rc_step(struct fz_rc *rc, u8 *buf)
+{
+	struct fz *fz = rc->fz;
+	struct rvt_qp *qp = rc->qp;
+	bool in_write = qp->r_state == IB_OPCODE_RC_RDMA_WRITE_FIRST ||
+			qp->r_state == IB_OPCODE_RC_RDMA_WRITE_MIDDLE;
+	u32 r = fz_rnd(fz, 20), left;
+	enum softib_drop why;
+	unsigned int n;
+	u8 op;
+
+	if (r >= 12 && r < 15 && rc->nreads) {
+		fz_rc_dup(rc, buf);
+		return;
+	}
+	if (r >= 15 && r < 17 && rc->rnr_len) {
+		fz_rc_retry(rc, buf);
+		return;
+	}
+	if (r == 17) {
+		fz_rc_ulp(rc);
+		fz_rc_check(rc);
+		return;
+	}
+	if (r >= 18) {
+		fz_rc_drain_check(rc);
+		return;
+	}
+	if (in_write && r < 8) {
+		left = qp->r_len - qp->r_rcv_len;
+		op = left > FZ_RC_PMTU ? IB_OPCODE_RC_RDMA_WRITE_MIDDLE :
+		     fz_rnd(fz, 2) ? IB_OPCODE_RC_RDMA_WRITE_LAST :
+		     IB_OPCODE_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE;
+		n = fz_rc_frame(rc, buf, op, qp->r_psn, 0, 0, 0,
+				min_t(u32, left, FZ_RC_PMTU));
+	} else {
+		n = fz_rc_request(rc, buf, qp->r_psn);
+	}
+	if (!fz_rnd(fz, 4))
+		fz_mutate_frame(fz, buf, &n);
+	why = fz_rc_rx(rc, buf, n);
+	if (why == SOFTIB_DROP_RNR) {
+		rc->rnr_naks++;
+		memcpy(rc->rnr, buf, n);
+		rc->rnr_len = n;
+	} else if (why == SOFTIB_DROP_NR) {
+		fz_rc_remember(rc, buf, n);
+	}
+}
+
+/*
+ * RC sequences against an RC QP with MRs (see fz_rc_step()). After every
+ * input the checks of fz_rc_check(); after the engine ran, no READ
+ * answered holds its MR; a duplicate READ under an R_Key that is not live
+ * is not answered. At the end, the engine run dry and the QP moved to
+ * error as rdmavt does it (rvt_error_qp() gives back what the QP holds):
+ * every MR's references are back to none.
+ */
+static void fuzz_rc(struct kunit *test)
+{
+	struct fz *fz = fz_new(test);
+	struct fz_rc *rc = fz_rc_new(fz);
+	u8 *buf = fz_alloc(fz, FZ_CAP);
+	unsigned long flags;
+	unsigned int i;
+	ktime_t start = ktime_get();
+	int k;
+
+	for (i = 0; i < fz_iters && !fz->failed; i++) {
+		fz->iter = i;
+		fz_rc_step(rc, buf);
+	}
+	if (!fz->failed)
+		fz_rc_drain_check(rc);
+	spin_lock_irqsave(&rc->qp->r_lock, flags);
+	spin_lock(&rc->qp->s_lock);
+	rvt_error_qp(rc->qp, IB_WC_WR_FLUSH_ERR);
+	spin_unlock(&rc->qp->s_lock);
+	spin_unlock_irqrestore(&rc->qp->r_lock, flags);
+	for (k = 0; k < FZ_NMR; k++)
+		KUNIT_EXPECT_EQ_MSG(test, fz_mr_refs(&rc->mr[k]), 0,
+				    "seed %#lx: MR %d", fz->seed, k);
+	KUNIT_EXPECT_EQ(test, fz_mr_refs(&rc->dma), 0);
+	KUNIT_EXPECT_GT(test, rc->executed, 0);
+	KUNIT_EXPECT_GT(test, rc->rnr_naks, 0);
+	KUNIT_EXPECT_GT(test, rc->drops[SOFTIB_DROP_RKEY], 0);
+	kunit_info(test,
+		   "seed %#lx rc: %llu frames (%llu executed; rkey %llu, rnr %llu, dup %llu, len %llu, opseq %llu, psn %llu), %llu with R_Key 0, %llu RNR NAKs and %llu retries, %llu duplicate READs (%llu stale), %llu MR invalidations/re-keys, %llu engine runs sent %llu packets, in %lld ms\n",
+		   fz->seed, rc->fed, rc->executed,
+		   rc->drops[SOFTIB_DROP_RKEY], rc->drops[SOFTIB_DROP_RNR],
+		   rc->drops[SOFTIB_DROP_DUP], rc->drops[SOFTIB_DROP_LEN],
+		   rc->drops[SOFTIB_DROP_OPSEQ], rc->drops[SOFTIB_DROP_PSN],
+		   rc->rkey0, rc->rnr_naks, rc->retries, rc->dups,
+		   rc->stale_dups, rc->ulp_ops, rc->drains, rc->pkts_out,
+		   ktime_ms_delta(ktime_get(), start));
+}
+
 static const void *fz_gen_params(const void *prev, char *desc)
 {
 	const unsigned long *p = prev;
@@ -1431,6 +2046,7 @@ static const void *fz_gen_params(const void *prev, char *desc)
 static struct kunit_case softib_fuzz_cases[] = {
 	KUNIT_CASE_PARAM(fuzz_rx, fz_gen_params),
 	KUNIT_CASE_PARAM(fuzz_mad, fz_gen_params),
+	KUNIT_CASE_PARAM(fuzz_rc, fz_gen_params),
 	{}
 };
 
