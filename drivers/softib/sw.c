@@ -44,6 +44,7 @@ static const char * const softib_sw_drop_names[SOFTIB_SW_DROP_NR] = {
 	[SOFTIB_SW_DROP_MTU] = "mtu",
 	[SOFTIB_SW_DROP_SMP] = "smp",
 	[SOFTIB_SW_DROP_ICRC] = "smp_bad",
+	[SOFTIB_SW_DROP_HOPS] = "hop_limit",
 };
 
 void softib_sw_drop(struct softib_sw_port *p, enum softib_sw_drop why)

@@ -24,6 +24,14 @@
 #define SOFTIB_SW_MFT_CAP	1024	/* MulticastFDBCap: MLIDs 0xc000.. */
 #define SOFTIB_SW_DEVICE_ID	0x0002	/* NodeInfo DeviceID (CAs: 1) */
 #define SOFTIB_SW_LFT_NONE	0xff	/* an LFT entry that forwards nowhere */
+/*
+ * The most switches a LID-routed packet may pass (sw_fwd.c, sw_hop()):
+ * the hops are counted in the BTH, and the packet a switch would forward
+ * for the SOFTIB_SW_HOP_LIMIT + 1st time is dropped (a loop dies). Five
+ * switches are the longest path of a three-tier fat tree; a multicast
+ * loop that doubles a packet at every hop sends it at most 2^8 times.
+ */
+#define SOFTIB_SW_HOP_LIMIT	8
 
 /* Why a switch dropped a packet; counted per arrival port. */
 enum softib_sw_drop {
@@ -34,6 +42,7 @@ enum softib_sw_drop {
 	SOFTIB_SW_DROP_MTU,	/* larger than the output carrier takes */
 	SOFTIB_SW_DROP_SMP,	/* a DR or LID-routed SMP C14-9/C14-13 discard */
 	SOFTIB_SW_DROP_ICRC,	/* an SMP to the switch with a bad ICRC */
+	SOFTIB_SW_DROP_HOPS,	/* forwarded SOFTIB_SW_HOP_LIMIT times: a loop */
 	SOFTIB_SW_DROP_NR
 };
 

@@ -6,8 +6,9 @@
  * them over, and what the switch sends out of a port is caught by a static
  * stub of sw_xmit(). Directed-route SMPs are checked against every branch
  * of IBA vol 1 C14-9 and C14-13 that a switch takes; the SMA's attributes
- * at the octet offsets of 14.2.5; the LFT and MFT data path; and a fuzzer
- * feeds mutated frames, each of which must be forwarded or counted.
+ * at the octet offsets of 14.2.5; the LFT and MFT data path; forwarding
+ * loops, which the hop count in the BTH ends; and a fuzzer feeds mutated
+ * frames, each of which must be forwarded or counted.
  */
 #include "drivers/softib/sma.c"
 #include "drivers/softib/pma.c"
@@ -31,6 +32,9 @@ struct t_sw {
 	unsigned int nout;
 	u8 out[T_MAX_OUT];		/* the ports packets left by */
 	u8 pkt[T_MAX_OUT][T_SMP_BYTES];	/* their first bytes */
+	/* t_loop(): packets sent are queued here (cb[0]: the port) */
+	bool keep;
+	struct sk_buff_head sent;
 };
 
 static void t_xmit(struct softib_sw_port *from, struct softib_sw_port *q,
@@ -42,6 +46,10 @@ static void t_xmit(struct softib_sw_port *from, struct softib_sw_port *q,
 	/* the real one's port-state rule, without a netdev */
 	if (state == IB_PORT_DOWN || (!vl15 && state != IB_PORT_ACTIVE)) {
 		softib_sw_drop(from, SOFTIB_SW_DROP_STATE);
+	} else if (t->keep) {
+		skb->cb[0] = q->num;
+		skb_queue_tail(&t->sent, skb);
+		return;
 	} else if (t->nout < T_MAX_OUT) {
 		t->out[t->nout] = q->num;
 		memcpy(t->pkt[t->nout], skb->data,
@@ -71,9 +79,17 @@ static int t_init(struct kunit *test)
 		t->sw->port[i].carrier = true;
 		t->sw->port[i].phys_state = IB_PORT_PHYS_STATE_LINK_UP;
 	}
+	skb_queue_head_init(&t->sent);
 	test->priv = t;
 	kunit_activate_static_stub(test, sw_xmit, t_xmit);
 	return 0;
+}
+
+static void t_exit(struct kunit *test)
+{
+	struct t_sw *t = test->priv;
+
+	skb_queue_purge(&t->sent);
 }
 
 static u64 t_drops(struct t_sw *t, enum softib_sw_drop why)
@@ -83,6 +99,16 @@ static u64 t_drops(struct t_sw *t, enum softib_sw_drop why)
 
 	for (i = 1; i <= T_PORTS; i++)
 		n += atomic64_read(&t->sw->port[i].drops[why]);
+	return n;
+}
+
+static u64 t_all_drops(struct t_sw *t)
+{
+	u64 n = 0;
+	unsigned int r;
+
+	for (r = 0; r < SOFTIB_SW_DROP_NR; r++)
+		n += t_drops(t, r);
 	return n;
 }
 
@@ -239,6 +265,7 @@ static void t_dr_bad_desc(const struct t_dr_bad *b, char *desc)
 {
 	strscpy(desc, b->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(t_dr_bad, t_dr_bads, t_dr_bad_desc);
 
 static void sw_dr_discard(struct kunit *test)
@@ -512,10 +539,12 @@ static void sw_fwd_unicast(struct kunit *test)
 
 	skb = t_data_skb(test, 10, 11);
 	memcpy(want, skb->data, sizeof(want));
-	t_rcv(t, 2, skb);				/* to port 5, as is */
+	want[SOFTIB_LRH_BYTES + SW_BTH_HOPS] = 1;	/* one switch passed */
+	t_rcv(t, 2, skb);				/* to port 5 */
 	KUNIT_ASSERT_EQ(test, t->nout, 1U);
 	KUNIT_EXPECT_EQ(test, t->out[0], 5);
 	KUNIT_EXPECT_MEMEQ(test, t->pkt[0], want, sizeof(want));
+	KUNIT_EXPECT_TRUE(test, softib_icrc_ok(t->pkt[0], T_DATA_BYTES));
 	t_rcv(t, 2, t_data_skb(test, 11, 10));		/* back out of 2 */
 	t_rcv(t, 2, t_data_skb(test, 13, 10));		/* no entry */
 	t_rcv(t, 2, t_data_skb(test, 30, 10));		/* above the top */
@@ -573,6 +602,115 @@ static void sw_rcv_short(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t_drops(t, SOFTIB_SW_DROP_SHORT), 4ULL);
 }
 
+/*
+ * Forwarding loops: what leaves port 5 (and 6) comes back in on port 2, as
+ * if the two ports were the ends of one veth pair, and the LFT or MFT sends
+ * it out again. Every pass counts a hop in the BTH (its ICRC stays good);
+ * the pass after SOFTIB_SW_HOP_LIMIT drops it as hop_limit. A multicast
+ * loop through two ports doubles the packets at every hop: 2^limit of them
+ * die at the limit.
+ */
+struct t_loop {
+	const char *name;
+	bool grh, vl15, mcast;
+	u64 mask;		/* the MFT entry of a multicast loop */
+};
+
+static const struct t_loop t_loops[] = {
+	{ "unicast" },
+	{ "unicast, GRH", true },
+	{ "LID-routed SMP", false, true },
+	{ "multicast", false, false, true, BIT_ULL(2) | BIT_ULL(5) },
+	{ "multicast, doubling", true, false, true,
+	  BIT_ULL(2) | BIT_ULL(5) | BIT_ULL(6) },
+};
+
+static void t_loop_desc(const struct t_loop *l, char *desc)
+{
+	strscpy(desc, l->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(t_loop, t_loops, t_loop_desc);
+
+#define T_LOOP_MAX	4096	/* passes before the test calls it endless */
+
+static void sw_fwd_loop(struct kunit *test)
+{
+	const struct t_loop *lp = test->param_value;
+	struct t_sw *t = test->priv;
+	unsigned int bth = SOFTIB_LRH_BYTES, passes = 0, i, copies = 1;
+	u64 want_tx = 0, hop_drops, n;
+	struct sk_buff *skb;
+	struct ib_smp smp;
+	u8 *orig;
+
+	t->sw->lft_top = 20;
+	t->sw->lft[10] = 5;
+	t->sw->mft[1] = lp->mask;
+	if (lp->vl15) {
+		t_dr_smp(&smp, IB_MGMT_METHOD_GET, IB_SMP_ATTR_NODE_INFO, 0, 0);
+		smp.mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+		skb = t_smp_skb(test, 10, 7, &smp);
+	} else {
+		skb = t_data_skb(test, lp->mcast ? 0xc001 : 10, 11);
+	}
+	if (lp->grh) {
+		/* LNH GRH: 40 bytes of GRH (IPVer 6, next header BTH) */
+		KUNIT_ASSERT_EQ(test, pskb_expand_head(skb, 0, SOFTIB_GRH_BYTES,
+						       GFP_KERNEL), 0);
+		skb_put_zero(skb, SOFTIB_GRH_BYTES);
+		memmove(skb->data + SOFTIB_LRH_BYTES + SOFTIB_GRH_BYTES,
+			skb->data + SOFTIB_LRH_BYTES,
+			skb->len - SOFTIB_LRH_BYTES - SOFTIB_GRH_BYTES);
+		memset(skb->data + SOFTIB_LRH_BYTES, 0, SOFTIB_GRH_BYTES);
+		skb->data[SOFTIB_LRH_BYTES] = SOFTIB_IPVER << 4;
+		put_unaligned_be16(skb->len - SOFTIB_LRH_BYTES -
+				   SOFTIB_GRH_BYTES, skb->data + 12);
+		skb->data[14] = SOFTIB_NXTHDR_IBA;
+		skb->data[1] = SOFTIB_LNH_GLOBAL;
+		put_unaligned_be16(skb->len / 4, skb->data + 4);
+		softib_icrc_set(skb->data, skb->len - SOFTIB_ICRC_BYTES);
+		bth += SOFTIB_GRH_BYTES;
+	}
+	orig = kunit_kmalloc(test, skb->len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, orig);
+	memcpy(orig, skb->data, skb->len);
+	n = skb->len;
+
+	t->keep = true;
+	t_rcv(t, 2, skb);
+	while ((skb = skb_dequeue(&t->sent))) {
+		u8 hops = skb->data[bth + SW_BTH_HOPS];
+
+		if (++passes > T_LOOP_MAX) {
+			kfree_skb(skb);
+			KUNIT_FAIL(test, "still looping after %u passes", passes);
+			break;
+		}
+		/* the hop count is all that changed, and the ICRC holds */
+		KUNIT_ASSERT_EQ(test, skb->len, n);
+		KUNIT_EXPECT_GE(test, hops, 1);
+		KUNIT_EXPECT_LE(test, hops, SOFTIB_SW_HOP_LIMIT);
+		orig[bth + SW_BTH_HOPS] = hops;
+		KUNIT_EXPECT_MEMEQ(test, skb->data, orig, n);
+		KUNIT_EXPECT_TRUE(test, softib_icrc_ok(skb->data, skb->len));
+		KUNIT_EXPECT_NE(test, skb->cb[0], 2);
+		t_rcv(t, 2, skb);	/* back in on port 2 */
+	}
+	skb_queue_purge(&t->sent);
+
+	if (lp->mcast)
+		copies = hweight64(lp->mask) - 1;	/* not the arrival port */
+	for (i = 0, n = 1; i < SOFTIB_SW_HOP_LIMIT; i++) {
+		n *= copies;
+		want_tx += n;
+	}
+	hop_drops = t_drops(t, SOFTIB_SW_DROP_HOPS);
+	KUNIT_EXPECT_EQ(test, (u64)passes, want_tx);
+	KUNIT_EXPECT_EQ(test, hop_drops, n);
+	KUNIT_EXPECT_EQ(test, t_all_drops(t), hop_drops);
+}
+
 /* The fuzzer: mutated SMPs and data frames; each forwarded or counted. */
 static const u64 t_seeds[] = { 0x1, 0x5eed, 0xdeadbeef, 0x123456789abcdefULL };
 
@@ -580,17 +718,8 @@ static void t_seed_desc(const u64 *s, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "seed %#llx", *s);
 }
+
 KUNIT_ARRAY_PARAM(t_seed, t_seeds, t_seed_desc);
-
-static u64 t_all_drops(struct t_sw *t)
-{
-	u64 n = 0;
-	unsigned int r;
-
-	for (r = 0; r < SOFTIB_SW_DROP_NR; r++)
-		n += t_drops(t, r);
-	return n;
-}
 
 static void sw_fuzz(struct kunit *test)
 {
@@ -658,6 +787,7 @@ static struct kunit_case softib_sw_cases[] = {
 	KUNIT_CASE(sw_fwd_unicast),
 	KUNIT_CASE(sw_fwd_multicast),
 	KUNIT_CASE(sw_rcv_short),
+	KUNIT_CASE_PARAM(sw_fwd_loop, t_loop_gen_params),
 	KUNIT_CASE_PARAM(sw_fuzz, t_seed_gen_params),
 	{}
 };
@@ -665,8 +795,10 @@ static struct kunit_case softib_sw_cases[] = {
 static struct kunit_suite softib_sw_suite = {
 	.name = "softib_sw",
 	.init = t_init,
+	.exit = t_exit,
 	.test_cases = softib_sw_cases,
 };
+
 kunit_test_suite(softib_sw_suite);
 
 MODULE_DESCRIPTION("KUnit tests for softib's switch node");
