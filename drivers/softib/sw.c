@@ -17,6 +17,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/etherdevice.h>
 #include <linux/nsproxy.h>
 #include <linux/rtnetlink.h>
@@ -297,16 +298,28 @@ static ssize_t node_desc_show(struct device *dev, struct device_attribute *a,
 	return n;
 }
 
+/*
+ * NodeDescription is 64 bytes, not a C string: 64 characters fill it (show
+ * and the SMA read at most 64). It takes what was written, without the
+ * whitespace around it (echo's newline), cut at 64 bytes; only the count
+ * bytes written are read.
+ */
 static ssize_t node_desc_store(struct device *dev, struct device_attribute *a,
 			       const char *buf, size_t count)
 {
 	struct softib_sw *sw = dev_to_sw(dev);
-	char d[IB_DEVICE_NODE_DESC_MAX] = {};
+	size_t n = count;
 
-	memcpy(d, buf, min(count, sizeof(d)));
-	strim(d);
+	while (n && isspace(*buf)) {
+		buf++;
+		n--;
+	}
+	while (n && isspace(buf[n - 1]))
+		n--;
+	n = min(n, sizeof(sw->desc));
 	spin_lock_bh(&sw->lock);
-	memcpy(sw->desc, d, sizeof(d));
+	memset(sw->desc, 0, sizeof(sw->desc));
+	memcpy(sw->desc, buf, n);
 	spin_unlock_bh(&sw->lock);
 	return count;
 }

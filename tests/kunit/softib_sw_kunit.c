@@ -7,8 +7,9 @@
  * stub of sw_xmit(). Directed-route SMPs are checked against every branch
  * of IBA vol 1 C14-9 and C14-13 that a switch takes; the SMA's attributes
  * at the octet offsets of 14.2.5; the LFT and MFT data path; forwarding
- * loops, which the hop count in the BTH ends; and a fuzzer feeds mutated
- * frames, each of which must be forwarded or counted.
+ * loops, which the hop count in the BTH ends; node_desc writes of any
+ * length; and a fuzzer feeds mutated frames, each of which must be
+ * forwarded or counted.
  */
 #include "drivers/softib/sma.c"
 #include "drivers/softib/pma.c"
@@ -711,6 +712,75 @@ static void sw_fwd_loop(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t_all_drops(t), hop_drops);
 }
 
+/* ---- sysfs: node_desc ---------------------------------------------------- */
+
+/* A write of lead spaces, len characters, trail newlines. */
+struct t_desc {
+	const char *name;
+	unsigned int lead, len, trail;
+};
+
+static const struct t_desc t_descs[] = {
+	{ "63 bytes", 0, 63, 0 },
+	{ "64 bytes", 0, 64, 0 },
+	{ "64 bytes and a newline", 0, 64, 1 },
+	{ "65 bytes", 0, 65, 0 },
+	{ "100 bytes and a newline", 0, 100, 1 },
+	{ "a page", 0, PAGE_SIZE - 1, 0 },
+	{ "whitespace around", 3, 10, 2 },
+	{ "whitespace only", 70, 0, 1 },
+	{ "nothing", 0, 0, 0 },
+};
+
+static void t_desc_desc(const struct t_desc *d, char *desc)
+{
+	strscpy(desc, d->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(t_desc, t_descs, t_desc_desc);
+
+static void t_free_page(void *page)
+{
+	free_page((unsigned long)page);
+}
+
+/*
+ * What root writes to node_desc, as kernfs hands it over (count bytes and
+ * a NUL), becomes the NodeDescription: without the whitespace around it,
+ * its first 64 bytes, the rest zero; show prints it back. (A write of 64
+ * bytes or more once made the store read past its 64-byte stack copy.)
+ */
+static void sw_node_desc(struct kunit *test)
+{
+	const struct t_desc *d = test->param_value;
+	struct t_sw *t = test->priv;
+	size_t count = d->lead + d->len + d->trail, keep;
+	u8 want[IB_DEVICE_NODE_DESC_MAX] = {};
+	char *buf, *page;
+	unsigned int i;
+
+	buf = kunit_kzalloc(test, count + 1, GFP_KERNEL);
+	page = (char *)get_zeroed_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, t_free_page,
+							page), 0);
+	memset(buf, ' ', d->lead);
+	for (i = 0; i < d->len; i++)
+		buf[d->lead + i] = 'A' + i % 26;
+	memset(buf + d->lead + d->len, '\n', d->trail);
+	keep = min_t(size_t, d->len, sizeof(want));
+	memcpy(want, buf + d->lead, keep);
+
+	KUNIT_EXPECT_EQ(test, node_desc_store(&t->sw->dev, NULL, buf, count),
+			(ssize_t)count);
+	KUNIT_EXPECT_MEMEQ(test, t->sw->desc, want, sizeof(want));
+	KUNIT_EXPECT_EQ(test, node_desc_show(&t->sw->dev, NULL, page),
+			(ssize_t)keep + 1);
+	KUNIT_EXPECT_MEMEQ(test, page, want, keep);
+	KUNIT_EXPECT_EQ(test, page[keep], '\n');
+}
+
 /* The fuzzer: mutated SMPs and data frames; each forwarded or counted. */
 static const u64 t_seeds[] = { 0x1, 0x5eed, 0xdeadbeef, 0x123456789abcdefULL };
 
@@ -788,6 +858,7 @@ static struct kunit_case softib_sw_cases[] = {
 	KUNIT_CASE(sw_fwd_multicast),
 	KUNIT_CASE(sw_rcv_short),
 	KUNIT_CASE_PARAM(sw_fwd_loop, t_loop_gen_params),
+	KUNIT_CASE_PARAM(sw_node_desc, t_desc_gen_params),
 	KUNIT_CASE_PARAM(sw_fuzz, t_seed_gen_params),
 	{}
 };
