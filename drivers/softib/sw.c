@@ -30,7 +30,9 @@
  * softib_sw_lock (a mutex) guards the list of switches, every port's
  * binding (ndev, bound) and the creation and deletion of switches; the
  * netdev notifier takes it under the RTNL. softib_sw_ports is read under
- * RCU by the receive path.
+ * RCU by the receive path. A port claims its netdev from main.c
+ * (softib_ndev_claim(), under softib_lock, taken inside softib_sw_lock),
+ * where `rdma link add` claims a CA's: a netdev has one user.
  */
 static DEFINE_MUTEX(softib_sw_lock);
 static LIST_HEAD(softib_sw_list);
@@ -61,16 +63,6 @@ struct softib_sw_port *softib_sw_port_find_rcu(struct net_device *ndev)
 		if (rcu_access_pointer(p->ndev) == ndev)
 			return p;
 	return NULL;
-}
-
-bool softib_sw_owns(struct net_device *ndev)
-{
-	bool owned;
-
-	rcu_read_lock();
-	owned = softib_sw_port_find_rcu(ndev);
-	rcu_read_unlock();
-	return owned;
 }
 
 /*
@@ -183,6 +175,7 @@ static struct net_device *softib_sw_unbind_one(struct softib_sw_port *p)
 		return NULL;
 	list_del_rcu(&p->bound);
 	RCU_INIT_POINTER(p->ndev, NULL);
+	softib_ndev_unclaim(&p->claim);
 	softib_sw_carrier(p);
 	return ndev;
 }
@@ -214,13 +207,11 @@ static int softib_sw_bind(struct softib_sw *sw, unsigned int num,
 	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN)
 		goto out;
 	mutex_lock(&softib_sw_lock);
-	rcu_read_lock();
-	if (sw->dead || rcu_access_pointer(p->ndev) || softib_sw_port_find_rcu(ndev) ||
-	    softib_find_rcu(ndev))
+	/* a CA's carrier (live or still being made) or another port's: busy */
+	if (sw->dead || rcu_access_pointer(p->ndev))
 		ret = -EBUSY;
 	else
-		ret = 0;
-	rcu_read_unlock();
+		ret = softib_ndev_claim(&p->claim, ndev);
 	if (!ret) {
 		netdev_hold(ndev, &p->tracker, GFP_KERNEL);
 		rcu_assign_pointer(p->ndev, ndev);

@@ -51,7 +51,9 @@ struct softib_sw;
 /*
  * One port, 1..nports (port[0] is the management port and has no netdev).
  * ndev is set and cleared under softib_sw_lock (the mutex) and read under
- * RCU by the receive path. Link and PortInfo state are under sw->lock.
+ * RCU by the receive path; claim holds the netdev against CAs and other
+ * ports (main.c, under softib_lock) from before ndev is set until after it
+ * is cleared. Link and PortInfo state are under sw->lock.
  */
 struct softib_sw_port {
 	struct softib_sw *sw;
@@ -59,6 +61,7 @@ struct softib_sw_port {
 	struct net_device __rcu *ndev;
 	netdevice_tracker tracker;
 	struct list_head bound;		/* softib_sw_ports, while ndev is set */
+	struct softib_claim claim;	/* while ndev is set */
 	struct net_device *gone;	/* unbound by a deletion, still held */
 
 	/* under sw->lock; read with READ_ONCE on the data path */
@@ -127,7 +130,6 @@ static inline struct softib_sw *dev_to_sw(struct device *dev)
 int softib_sw_init(void);
 void softib_sw_exit(void);
 struct softib_sw_port *softib_sw_port_find_rcu(struct net_device *ndev);
-bool softib_sw_owns(struct net_device *ndev);
 void softib_sw_netdev_event(struct net_device *ndev, unsigned long event);
 void softib_sw_link_train(struct softib_sw_port *p);
 void softib_sw_drop(struct softib_sw_port *p, enum softib_sw_drop why);

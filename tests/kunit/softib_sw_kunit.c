@@ -8,8 +8,9 @@
  * of IBA vol 1 C14-9 and C14-13 that a switch takes; the SMA's attributes
  * at the octet offsets of 14.2.5; the LFT and MFT data path; forwarding
  * loops, which the hop count in the BTH ends; node_desc writes of any
- * length; and a fuzzer feeds mutated frames, each of which must be
- * forwarded or counted.
+ * length; a netdev claimed by a CA (even one not yet live) refused to a
+ * port and the other way round; and a fuzzer feeds mutated frames, each of
+ * which must be forwarded or counted.
  */
 #include "drivers/softib/sma.c"
 #include "drivers/softib/pma.c"
@@ -18,6 +19,8 @@
 #include "drivers/softib/sw_fwd.c"
 
 #include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/prandom.h>
 
@@ -781,6 +784,210 @@ static void sw_node_desc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, page[keep], '\n');
 }
 
+/* ---- one netdev, one user: CAs and switch ports --------------------------- */
+
+static netdev_tx_t t_ndo_xmit(struct sk_buff *skb, struct net_device *ndev)
+{
+	dev_kfree_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops t_ndo = {
+	.ndo_start_xmit = t_ndo_xmit,
+};
+
+static void t_netdev_free(void *ndev)
+{
+	unregister_netdev(ndev);
+	free_netdev(ndev);
+}
+
+/* A registered Ethernet netdev of nobody's, down. */
+static struct net_device *t_netdev(struct kunit *test)
+{
+	struct net_device *ndev;
+
+	ndev = alloc_netdev(0, "sibkt%d", NET_NAME_ENUM, ether_setup);
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	ndev->netdev_ops = &t_ndo;
+	eth_hw_addr_random(ndev);
+	if (register_netdev(ndev)) {
+		free_netdev(ndev);
+		KUNIT_FAIL_AND_ABORT(test, "register_netdev");
+	}
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, t_netdev_free,
+							ndev), 0);
+	return ndev;
+}
+
+/* Unbind every port of the test's switch (before its netdevs go). */
+static void t_unbind_all(void *sw_)
+{
+	struct softib_sw *sw = sw_;
+	unsigned int i;
+
+	mutex_lock(&softib_sw_lock);
+	for (i = 1; i <= sw->nports; i++)
+		softib_sw_unbind(&sw->port[i]);
+	mutex_unlock(&softib_sw_lock);
+}
+
+/* A CA as `rdma link add` makes it, up to its claim: never registered. */
+struct t_ca {
+	struct softib_dev *sdev;
+	bool claimed;
+};
+
+static void t_ca_free(void *data)
+{
+	struct t_ca *ca = data;
+
+	if (ca->claimed)
+		softib_ca_unclaim(ca->sdev);
+	kfree(ca->sdev);
+}
+
+static struct t_ca *t_ca_new(struct kunit *test, struct net_device *ndev)
+{
+	struct t_ca *ca = kunit_kzalloc(test, sizeof(*ca), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ca);
+	ca->sdev = kzalloc(sizeof(*ca->sdev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ca->sdev);
+	INIT_LIST_HEAD(&ca->sdev->list);
+	ca->sdev->ndev = ndev;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, t_ca_free, ca),
+			0);
+	return ca;
+}
+
+static int t_ca_claim(struct t_ca *ca)
+{
+	int ret = softib_ca_claim(ca->sdev);
+
+	ca->claimed = !ret;
+	return ret;
+}
+
+static void t_ca_unclaim(struct t_ca *ca)
+{
+	softib_ca_unclaim(ca->sdev);
+	ca->claimed = false;
+}
+
+static bool t_bound(struct softib_sw_port *p)
+{
+	return rcu_access_pointer(p->ndev);
+}
+
+/*
+ * A CA being created holds its carrier from the start (on softib_list, not
+ * live yet: a bind once looked for live CAs only and took the netdev from
+ * under `rdma link add`); a bound port holds its netdev against CAs and
+ * every other port.
+ */
+static void sw_bind_claim(struct kunit *test)
+{
+	struct t_sw *t = test->priv;
+	struct net_device *ndev = t_netdev(test);
+	struct t_ca *ca = t_ca_new(test, ndev), *ca2 = t_ca_new(test, ndev);
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, t_unbind_all,
+							t->sw), 0);
+	KUNIT_ASSERT_EQ(test, t_ca_claim(ca), 0);
+	KUNIT_EXPECT_EQ(test, t_ca_claim(ca2), -EEXIST);
+	KUNIT_EXPECT_EQ(test, softib_sw_bind(t->sw, 1, ndev->name), -EBUSY);
+	KUNIT_EXPECT_FALSE(test, t_bound(&t->sw->port[1]));
+	t_ca_unclaim(ca);
+
+	KUNIT_ASSERT_EQ(test, softib_sw_bind(t->sw, 1, ndev->name), 0);
+	KUNIT_EXPECT_TRUE(test, t_bound(&t->sw->port[1]));
+	KUNIT_EXPECT_EQ(test, t_ca_claim(ca), -EBUSY);
+	KUNIT_EXPECT_EQ(test, softib_sw_bind(t->sw, 2, ndev->name), -EBUSY);
+	KUNIT_EXPECT_FALSE(test, t_bound(&t->sw->port[2]));
+
+	/* unbound, it is free again */
+	mutex_lock(&softib_sw_lock);
+	softib_sw_unbind(&t->sw->port[1]);
+	mutex_unlock(&softib_sw_lock);
+	KUNIT_EXPECT_EQ(test, t_ca_claim(ca), 0);
+	t_ca_unclaim(ca);
+	KUNIT_EXPECT_EQ(test, softib_sw_bind(t->sw, 2, ndev->name), 0);
+}
+
+/* sw_bind_race: `rdma link add`'s claim, again and again, on a thread */
+struct t_race {
+	struct t_ca *ca;
+	atomic_t holders;	/* CA and port holding the netdev at once */
+	atomic_t both;		/* times both held it */
+	atomic_t ca_wins;
+	bool stop;
+	struct completion done;
+};
+
+static int t_race_ca(void *data)
+{
+	struct t_race *r = data;
+
+	while (!READ_ONCE(r->stop)) {
+		if (softib_ca_claim(r->ca->sdev)) {
+			usleep_range(10, 50);
+			continue;
+		}
+		if (atomic_inc_return(&r->holders) > 1)
+			atomic_inc(&r->both);
+		atomic_inc(&r->ca_wins);
+		usleep_range(20, 40);
+		atomic_dec(&r->holders);
+		softib_ca_unclaim(r->ca->sdev);
+	}
+	complete(&r->done);
+	return 0;
+}
+
+/*
+ * A CA's claim and a port's bind racing for one netdev for a second: never
+ * both at once. (It cannot show the race of old, whose window was a few
+ * instructions wide; sw_bind_claim shows the claim it missed.)
+ */
+static void sw_bind_race(struct kunit *test)
+{
+	struct t_sw *t = test->priv;
+	struct net_device *ndev = t_netdev(test);
+	struct softib_sw_port *p = &t->sw->port[1];
+	struct t_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned long end = jiffies + HZ;
+	struct task_struct *task;
+	unsigned int port_wins = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->ca = t_ca_new(test, ndev);
+	init_completion(&r->done);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, t_unbind_all,
+							t->sw), 0);
+	task = kthread_run(t_race_ca, r, "sibkt_race");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	while (time_before(jiffies, end)) {
+		if (softib_sw_bind(t->sw, 1, ndev->name)) {
+			usleep_range(10, 50);
+			continue;
+		}
+		if (atomic_inc_return(&r->holders) > 1)
+			atomic_inc(&r->both);
+		port_wins++;
+		usleep_range(20, 40);
+		atomic_dec(&r->holders);
+		mutex_lock(&softib_sw_lock);
+		softib_sw_unbind(p);
+		mutex_unlock(&softib_sw_lock);
+	}
+	WRITE_ONCE(r->stop, true);
+	wait_for_completion(&r->done);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->both), 0);
+	kunit_info(test, "port won %u binds, the CA %d claims\n", port_wins,
+		   atomic_read(&r->ca_wins));
+}
+
 /* The fuzzer: mutated SMPs and data frames; each forwarded or counted. */
 static const u64 t_seeds[] = { 0x1, 0x5eed, 0xdeadbeef, 0x123456789abcdefULL };
 
@@ -859,6 +1066,8 @@ static struct kunit_case softib_sw_cases[] = {
 	KUNIT_CASE(sw_rcv_short),
 	KUNIT_CASE_PARAM(sw_fwd_loop, t_loop_gen_params),
 	KUNIT_CASE_PARAM(sw_node_desc, t_desc_gen_params),
+	KUNIT_CASE(sw_bind_claim),
+	KUNIT_CASE(sw_bind_race),
 	KUNIT_CASE_PARAM(sw_fuzz, t_seed_gen_params),
 	{}
 };
