@@ -26,8 +26,18 @@
 /* Carrier bytes a packet needs beyond its IB payload (LRH GRH BTH RETH ...) */
 #define SOFTIB_HDR_ROOM		96
 
-/* All softib devices: softib_lock for writers, RCU for the receive path. */
+/*
+ * All softib devices: softib_lock for writers, RCU for the receive path.
+ * softib_lock also guards softib_claims, the netdevs switch ports hold: a
+ * netdev is one CA's carrier or one switch port, never both, and both
+ * kinds of claim are checked and made under this one lock (a CA's by
+ * softib_ca_claim(), from newlink, a port's by softib_ndev_claim(), from
+ * the switch's bind), so that of an `rdma link add` and a bind racing for
+ * one netdev exactly one wins. Lock order: sw.c's softib_sw_lock, then
+ * softib_lock; the RTNL before either.
+ */
 static LIST_HEAD(softib_list);
+static LIST_HEAD(softib_claims);
 static DEFINE_MUTEX(softib_lock);
 /* softib_free_work() runs here; the module's exit drains it. */
 static struct workqueue_struct *softib_free_wq;
@@ -51,6 +61,7 @@ struct softib_dev *softib_find_rcu(struct net_device *ndev)
 }
 EXPORT_SYMBOL_IF_KUNIT(softib_find_rcu);
 
+/* A CA on ndev: live, still being created, or being removed. */
 static struct softib_dev *softib_find(struct net_device *ndev)
 {
 	struct softib_dev *sdev;
@@ -61,6 +72,84 @@ static struct softib_dev *softib_find(struct net_device *ndev)
 			return sdev;
 	return NULL;
 }
+
+static bool softib_claimed(struct net_device *ndev)
+{
+	struct softib_claim *c;
+
+	lockdep_assert_held(&softib_lock);
+	list_for_each_entry(c, &softib_claims, node)
+		if (c->ndev == ndev)
+			return true;
+	return false;
+}
+
+/**
+ * softib_ndev_claim - make a switch port the one user of a netdev
+ * @c: the port's claim, not on the list
+ * @ndev: the netdev
+ *
+ * Return: 0, or -EBUSY when a CA (whatever its state) or a switch port
+ * has @ndev already.
+ */
+int softib_ndev_claim(struct softib_claim *c, struct net_device *ndev)
+{
+	int ret = 0;
+
+	mutex_lock(&softib_lock);
+	if (softib_find(ndev) || softib_claimed(ndev)) {
+		ret = -EBUSY;
+	} else {
+		c->ndev = ndev;
+		list_add_tail(&c->node, &softib_claims);
+	}
+	mutex_unlock(&softib_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(softib_ndev_claim);
+
+/* The port is done with its netdev (it has unbound it). */
+void softib_ndev_unclaim(struct softib_claim *c)
+{
+	mutex_lock(&softib_lock);
+	list_del(&c->node);
+	c->ndev = NULL;
+	mutex_unlock(&softib_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(softib_ndev_unclaim);
+
+/**
+ * softib_ca_claim - put a new CA on softib_list (not live)
+ * @sdev: the CA, its ndev set
+ *
+ * Return: 0; -EEXIST when another CA has the netdev, -EBUSY when a switch
+ * port has it.
+ */
+int softib_ca_claim(struct softib_dev *sdev)
+{
+	int ret = 0;
+
+	mutex_lock(&softib_lock);
+	if (softib_find(sdev->ndev))
+		ret = -EEXIST;
+	else if (softib_claimed(sdev->ndev))
+		ret = -EBUSY;
+	else
+		list_add_tail_rcu(&sdev->list, &softib_list);
+	mutex_unlock(&softib_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(softib_ca_claim);
+
+/* Undo softib_ca_claim() (newlink's unwind); waits for the receive path. */
+void softib_ca_unclaim(struct softib_dev *sdev)
+{
+	mutex_lock(&softib_lock);
+	list_del_rcu(&sdev->list);
+	mutex_unlock(&softib_lock);
+	synchronize_rcu();
+}
+EXPORT_SYMBOL_IF_KUNIT(softib_ca_unclaim);
 
 /* The largest IB MTU whose packets fit a carrier's MTU (a switch's too). */
 enum ib_mtu softib_ndev_mtu(const struct net_device *ndev)
@@ -397,7 +486,8 @@ static void softib_carrier_check(struct softib_dev *sdev)
  * softib_lock is not held across the registration: ib_core's clients (IPoIB)
  * take the RTNL there, and our netdev notifier takes softib_lock under it.
  * The device is on the list from the start (not live, not registered), so
- * that a second `rdma link add` on the same netdev fails.
+ * that a second `rdma link add` on the same netdev fails, and so does a
+ * switch's bind (softib_ca_claim()).
  */
 static int softib_newlink(const char *name, struct net_device *ndev)
 {
@@ -408,9 +498,6 @@ static int softib_newlink(const char *name, struct net_device *ndev)
 
 	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN)
 		return -EINVAL;
-	/* one carrier, one user: a switch port's netdev is not a CA's */
-	if (softib_sw_owns(ndev))
-		return -EBUSY;
 
 	rdi = rvt_alloc_device(sizeof(*sdev), 1);
 	if (!rdi)
@@ -419,14 +506,10 @@ static int softib_newlink(const char *name, struct net_device *ndev)
 	ibdev = &rdi->ibdev;
 	INIT_LIST_HEAD(&sdev->list);
 	sdev->ndev = ndev;
-	mutex_lock(&softib_lock);
-	if (softib_find(ndev)) {
-		mutex_unlock(&softib_lock);
-		ret = -EEXIST;
+	/* one carrier, one user: not another CA's, not a switch port's */
+	ret = softib_ca_claim(sdev);
+	if (ret)
 		goto out_free;
-	}
-	list_add_tail_rcu(&sdev->list, &softib_list);
-	mutex_unlock(&softib_lock);
 
 	ret = -ENOMEM;
 	/* High priority: busy-polling verbs programs must not starve it. */
@@ -484,10 +567,7 @@ out_put:
 	netdev_put(ndev, &sdev->ndev_tracker);
 	destroy_workqueue(sdev->wq);
 out_unlist:
-	mutex_lock(&softib_lock);
-	list_del_rcu(&sdev->list);
-	mutex_unlock(&softib_lock);
-	synchronize_rcu();
+	softib_ca_unclaim(sdev);
 out_free:
 	rvt_dealloc_device(rdi);
 	return ret;

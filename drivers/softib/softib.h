@@ -329,6 +329,19 @@ void softib_drop(struct softib_port *port, enum softib_drop why);
 /* added by wt-softib */
 /* main.c */
 struct softib_dev *softib_find_rcu(struct net_device *ndev);
+/*
+ * A netdev is one CA's carrier or one switch port's, never both (main.c,
+ * softib_lock): a switch port holds its netdev by a claim.
+ */
+struct softib_claim {
+	struct list_head node;		/* main.c's softib_claims */
+	struct net_device *ndev;
+};
+
+int softib_ndev_claim(struct softib_claim *c, struct net_device *ndev);
+void softib_ndev_unclaim(struct softib_claim *c);
+int softib_ca_claim(struct softib_dev *sdev);
+void softib_ca_unclaim(struct softib_dev *sdev);
 enum ib_mtu softib_ndev_mtu(const struct net_device *ndev);
 enum ib_mtu softib_max_mtu(struct softib_dev *sdev);
 enum ib_mtu softib_active_mtu(struct softib_port *port);

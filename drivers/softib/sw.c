@@ -17,6 +17,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/etherdevice.h>
 #include <linux/nsproxy.h>
 #include <linux/rtnetlink.h>
@@ -29,7 +30,9 @@
  * softib_sw_lock (a mutex) guards the list of switches, every port's
  * binding (ndev, bound) and the creation and deletion of switches; the
  * netdev notifier takes it under the RTNL. softib_sw_ports is read under
- * RCU by the receive path.
+ * RCU by the receive path. A port claims its netdev from main.c
+ * (softib_ndev_claim(), under softib_lock, taken inside softib_sw_lock),
+ * where `rdma link add` claims a CA's: a netdev has one user.
  */
 static DEFINE_MUTEX(softib_sw_lock);
 static LIST_HEAD(softib_sw_list);
@@ -44,6 +47,7 @@ static const char * const softib_sw_drop_names[SOFTIB_SW_DROP_NR] = {
 	[SOFTIB_SW_DROP_MTU] = "mtu",
 	[SOFTIB_SW_DROP_SMP] = "smp",
 	[SOFTIB_SW_DROP_ICRC] = "smp_bad",
+	[SOFTIB_SW_DROP_HOPS] = "hop_limit",
 };
 
 void softib_sw_drop(struct softib_sw_port *p, enum softib_sw_drop why)
@@ -59,16 +63,6 @@ struct softib_sw_port *softib_sw_port_find_rcu(struct net_device *ndev)
 		if (rcu_access_pointer(p->ndev) == ndev)
 			return p;
 	return NULL;
-}
-
-bool softib_sw_owns(struct net_device *ndev)
-{
-	bool owned;
-
-	rcu_read_lock();
-	owned = softib_sw_port_find_rcu(ndev);
-	rcu_read_unlock();
-	return owned;
 }
 
 /*
@@ -181,6 +175,7 @@ static struct net_device *softib_sw_unbind_one(struct softib_sw_port *p)
 		return NULL;
 	list_del_rcu(&p->bound);
 	RCU_INIT_POINTER(p->ndev, NULL);
+	softib_ndev_unclaim(&p->claim);
 	softib_sw_carrier(p);
 	return ndev;
 }
@@ -212,13 +207,11 @@ static int softib_sw_bind(struct softib_sw *sw, unsigned int num,
 	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN)
 		goto out;
 	mutex_lock(&softib_sw_lock);
-	rcu_read_lock();
-	if (sw->dead || rcu_access_pointer(p->ndev) || softib_sw_port_find_rcu(ndev) ||
-	    softib_find_rcu(ndev))
+	/* a CA's carrier (live or still being made) or another port's: busy */
+	if (sw->dead || rcu_access_pointer(p->ndev))
 		ret = -EBUSY;
 	else
-		ret = 0;
-	rcu_read_unlock();
+		ret = softib_ndev_claim(&p->claim, ndev);
 	if (!ret) {
 		netdev_hold(ndev, &p->tracker, GFP_KERNEL);
 		rcu_assign_pointer(p->ndev, ndev);
@@ -296,16 +289,28 @@ static ssize_t node_desc_show(struct device *dev, struct device_attribute *a,
 	return n;
 }
 
+/*
+ * NodeDescription is 64 bytes, not a C string: 64 characters fill it (show
+ * and the SMA read at most 64). It takes what was written, without the
+ * whitespace around it (echo's newline), cut at 64 bytes; only the count
+ * bytes written are read.
+ */
 static ssize_t node_desc_store(struct device *dev, struct device_attribute *a,
 			       const char *buf, size_t count)
 {
 	struct softib_sw *sw = dev_to_sw(dev);
-	char d[IB_DEVICE_NODE_DESC_MAX] = {};
+	size_t n = count;
 
-	memcpy(d, buf, min(count, sizeof(d)));
-	strim(d);
+	while (n && isspace(*buf)) {
+		buf++;
+		n--;
+	}
+	while (n && isspace(buf[n - 1]))
+		n--;
+	n = min(n, sizeof(sw->desc));
 	spin_lock_bh(&sw->lock);
-	memcpy(sw->desc, d, sizeof(d));
+	memset(sw->desc, 0, sizeof(sw->desc));
+	memcpy(sw->desc, buf, n);
 	spin_unlock_bh(&sw->lock);
 	return count;
 }

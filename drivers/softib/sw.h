@@ -24,6 +24,14 @@
 #define SOFTIB_SW_MFT_CAP	1024	/* MulticastFDBCap: MLIDs 0xc000.. */
 #define SOFTIB_SW_DEVICE_ID	0x0002	/* NodeInfo DeviceID (CAs: 1) */
 #define SOFTIB_SW_LFT_NONE	0xff	/* an LFT entry that forwards nowhere */
+/*
+ * The most switches a LID-routed packet may pass (sw_fwd.c, sw_hop()):
+ * the hops are counted in the BTH, and the packet a switch would forward
+ * for the SOFTIB_SW_HOP_LIMIT + 1st time is dropped (a loop dies). Five
+ * switches are the longest path of a three-tier fat tree; a multicast
+ * loop that doubles a packet at every hop sends it at most 2^8 times.
+ */
+#define SOFTIB_SW_HOP_LIMIT	8
 
 /* Why a switch dropped a packet; counted per arrival port. */
 enum softib_sw_drop {
@@ -34,6 +42,7 @@ enum softib_sw_drop {
 	SOFTIB_SW_DROP_MTU,	/* larger than the output carrier takes */
 	SOFTIB_SW_DROP_SMP,	/* a DR or LID-routed SMP C14-9/C14-13 discard */
 	SOFTIB_SW_DROP_ICRC,	/* an SMP to the switch with a bad ICRC */
+	SOFTIB_SW_DROP_HOPS,	/* forwarded SOFTIB_SW_HOP_LIMIT times: a loop */
 	SOFTIB_SW_DROP_NR
 };
 
@@ -42,7 +51,9 @@ struct softib_sw;
 /*
  * One port, 1..nports (port[0] is the management port and has no netdev).
  * ndev is set and cleared under softib_sw_lock (the mutex) and read under
- * RCU by the receive path. Link and PortInfo state are under sw->lock.
+ * RCU by the receive path; claim holds the netdev against CAs and other
+ * ports (main.c, under softib_lock) from before ndev is set until after it
+ * is cleared. Link and PortInfo state are under sw->lock.
  */
 struct softib_sw_port {
 	struct softib_sw *sw;
@@ -50,6 +61,7 @@ struct softib_sw_port {
 	struct net_device __rcu *ndev;
 	netdevice_tracker tracker;
 	struct list_head bound;		/* softib_sw_ports, while ndev is set */
+	struct softib_claim claim;	/* while ndev is set */
 	struct net_device *gone;	/* unbound by a deletion, still held */
 
 	/* under sw->lock; read with READ_ONCE on the data path */
@@ -118,7 +130,6 @@ static inline struct softib_sw *dev_to_sw(struct device *dev)
 int softib_sw_init(void);
 void softib_sw_exit(void);
 struct softib_sw_port *softib_sw_port_find_rcu(struct net_device *ndev);
-bool softib_sw_owns(struct net_device *ndev);
 void softib_sw_netdev_event(struct net_device *ndev, unsigned long event);
 void softib_sw_link_train(struct softib_sw_port *p);
 void softib_sw_drop(struct softib_sw_port *p, enum softib_sw_drop why);

@@ -8,6 +8,9 @@
  * multicast through the multicast forwarding table (never back out of the
  * port it came in on). Transit packets are not ICRC-checked (the end CA
  * does); a packet the switch rewrites or answers is, and gets a new ICRC.
+ * Every switch a LID-routed packet passes counts itself in the packet, and
+ * a packet that has passed SOFTIB_SW_HOP_LIMIT of them is dropped: a
+ * forwarding loop dies (sw_hop()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,7 +32,49 @@ struct sw_lrh {
 	u8 vl, lnh;
 	u16 dlid, slid;
 	unsigned int bytes;	/* PktLen * 4 */
+	unsigned int bth;	/* where the BTH starts (after the GRH, if any) */
 };
+
+/*
+ * Loops. Two ports of a switch on one veth pair, an LFT or MFT that leads
+ * back, a fabric reconfigured under traffic: a packet would go round in
+ * softirq for ever, and round a multicast loop multiply. Nothing in the
+ * LRH bounds its hops (on hardware, the switches' HOQ and switch lifetime
+ * limits do; this switch has no queue to age a packet in), and softib's
+ * frames have no header of their own besides Ethernet's. So the switches
+ * count the hops in the BTH, in the six reserved bits after FECN and BECN
+ * (resv6a: the low bits of the byte IBA 1.0 called resv8a, BTH byte 4).
+ * That byte is a variant field, outside the ICRC (icrc.c takes it as
+ * ones), since switches set FECN and BECN on the way: counting costs no
+ * ICRC. CAs send 0 there and never read it. Directed-route SMPs are not
+ * counted: their hop pointer bounds them (C14-9, C14-13); an SMP the
+ * switch answers leaves with a count of 0, a new packet.
+ */
+#define SW_BTH_HOPS	4	/* the byte of the BTH */
+#define SW_HOPS_MASK	0x3f	/* its bits below FECN and BECN */
+
+/*
+ * Count this switch's hop in skb, which p received; false when it is one
+ * too many (counted; the caller frees the packet).
+ */
+static bool sw_hop(struct softib_sw_port *p, struct sk_buff *skb,
+		   const struct sw_lrh *l)
+{
+	unsigned int off = l->bth + SW_BTH_HOPS;
+	u8 hops = skb->data[off] & SW_HOPS_MASK;
+
+	if (hops >= SOFTIB_SW_HOP_LIMIT) {
+		softib_sw_drop(p, SOFTIB_SW_DROP_HOPS);
+		return false;
+	}
+	/* a clone (a packet tap's) gets its own copy of the headers */
+	if (skb_ensure_writable(skb, off + 1)) {
+		softib_sw_drop(p, SOFTIB_SW_DROP_STATE);
+		return false;
+	}
+	skb->data[off] = (skb->data[off] & ~SW_HOPS_MASK) | (hops + 1);
+	return true;
+}
 
 /*
  * Send skb (the IB packet at skb->data, consumed) out of port q. from is
@@ -94,6 +139,8 @@ static void sw_fwd_ucast(struct softib_sw_port *p, struct sk_buff *skb,
 		softib_sw_drop(p, SOFTIB_SW_DROP_LOOP);
 		goto free;
 	}
+	if (!sw_hop(p, skb, l))
+		goto free;
 	sw_xmit(p, q, skb, l->vl == 15);
 	return;
 free:
@@ -118,6 +165,9 @@ static void sw_fwd_mcast(struct softib_sw_port *p, struct sk_buff *skb,
 		softib_sw_drop(p, SOFTIB_SW_DROP_LID);
 		goto free;
 	}
+	/* once, before the copies: they share the data */
+	if (!sw_hop(p, skb, l))
+		goto free;
 	for (n = 1; n <= sw->nports; n++) {
 		struct sk_buff *c;
 
@@ -228,8 +278,10 @@ static void sw_rcv_vl15(struct softib_sw_port *p, struct sk_buff *skb,
 		q = sw_dr(p, smp, &answered);
 		if (!q)
 			goto drop;
-		if (answered)
+		if (answered) {
 			sw_set_lids(skb, IB_LID_PERMISSIVE, IB_LID_PERMISSIVE);
+			skb->data[l->bth + SW_BTH_HOPS] = 0;
+		}
 	} else {
 		/* LID routed, to us: the answer goes back to the SLID */
 		if (smp->mgmt_class != IB_MGMT_CLASS_SUBN_LID_ROUTED ||
@@ -241,6 +293,7 @@ static void sw_rcv_vl15(struct softib_sw_port *p, struct sk_buff *skb,
 		q = l->slid <= READ_ONCE(sw->lft_top) ?
 		    sw_port(sw, READ_ONCE(sw->lft[l->slid])) : NULL;
 		sw_set_lids(skb, l->slid, lid);
+		skb->data[l->bth + SW_BTH_HOPS] = 0;
 		if (!q)
 			q = p;
 	}
@@ -272,8 +325,13 @@ void softib_sw_rcv(struct softib_sw_port *p, struct sk_buff *skb)
 	l.dlid = get_unaligned_be16(pkt + 2);
 	l.bytes = (get_unaligned_be16(pkt + 4) & 0x7ff) * 4;
 	l.slid = get_unaligned_be16(pkt + 6);
+	l.bth = SOFTIB_LRH_BYTES;
+	if (l.lnh == SOFTIB_LNH_GLOBAL)
+		l.bth += SOFTIB_GRH_BYTES;
+	/* sw_hop() needs the BTH */
 	if ((pkt[0] & 0xf) != SOFTIB_LVER || l.lnh < SOFTIB_LNH_LOCAL ||
-	    l.bytes < SW_MIN_BYTES || l.bytes > skb->len)
+	    l.bytes < l.bth + SOFTIB_BTH_BYTES + SOFTIB_ICRC_BYTES ||
+	    l.bytes > skb->len)
 		goto short_pkt;
 	/* the carrier may have padded it: PktLen is the truth */
 	if (pskb_trim(skb, l.bytes))

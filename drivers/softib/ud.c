@@ -83,27 +83,49 @@ static void softib_ud_deliver(struct softib_port *port, struct rvt_qp *qp,
 		softib_drop(port, SOFTIB_DROP_QP);
 		goto out;
 	}
-	ret = rvt_get_rwqe(qp, false);
-	if (ret < 0) {
-		spin_lock(&qp->s_lock);
-		softib_qp_error(qp, IB_WC_LOC_QP_OP_ERR);
-		spin_unlock(&qp->s_lock);
-		softib_drop(port, SOFTIB_DROP_QP);
-		goto out;
-	}
-	if (!ret) {
-		/*
-		 * PortCounters VL15Dropped: an SMP with nowhere to go (only
-		 * QP0, whose r_lock is held, writes it)
-		 */
-		if (qp->ibqp.qp_type == IB_QPT_SMI)
-			WRITE_ONCE(port->rvp.n_vl15_dropped,
-				   port->rvp.n_vl15_dropped + 1);
-		softib_drop(port, SOFTIB_DROP_NO_RWQE);
-		goto out;
+	if (qp->r_flags & RVT_R_REUSE_SGE) {
+		/* the WQE a packet too large for it left in r_sge (below) */
+		qp->r_flags &= ~RVT_R_REUSE_SGE;
+	} else {
+		ret = rvt_get_rwqe(qp, false);
+		if (ret < 0) {
+			spin_lock(&qp->s_lock);
+			softib_qp_error(qp, IB_WC_LOC_QP_OP_ERR);
+			spin_unlock(&qp->s_lock);
+			softib_drop(port, SOFTIB_DROP_QP);
+			goto out;
+		}
+		if (!ret) {
+			/*
+			 * PortCounters VL15Dropped: an SMP with nowhere to
+			 * go (only QP0, whose r_lock is held, writes it)
+			 */
+			if (qp->ibqp.qp_type == IB_QPT_SMI)
+				WRITE_ONCE(port->rvp.n_vl15_dropped,
+					   port->rvp.n_vl15_dropped + 1);
+			softib_drop(port, SOFTIB_DROP_NO_RWQE);
+			goto out;
+		}
 	}
 	if (len > qp->r_len) {
-		/* This WQE is too small: keep it for the next packet. */
+		/*
+		 * Too large for this WQE: the packet is dropped and the WQE
+		 * kept, untouched, in r_sge for the next packet (as qib and
+		 * hfi1 do), its MR references with it; rdmavt puts them when
+		 * the QP is reset or destroyed, and rvt_error_qp() completes
+		 * the WQE (RVT_R_WRID_VALID) if the QP fails first.
+		 *
+		 * Not a completion with IB_WC_LOC_LEN_ERR (rxe's way): the
+		 * kernel's UD consumers take a failed receive as the end of
+		 * its buffer, not as one to post again. IPoIB's
+		 * ipoib_ib_handle_rx_wc() frees the buffer of any failed
+		 * receive and does not repost it, ib_mad's receive handler
+		 * returns without reposting; so each oversized frame anyone
+		 * on the segment sends to IPoIB's QPN (or its broadcast
+		 * group) would take one of its receive buffers for good, and
+		 * IPoIB on every host would stop receiving after 256 of them.
+		 * Reusing the WQE costs the receiver nothing.
+		 */
 		qp->r_flags |= RVT_R_REUSE_SGE;
 		softib_drop(port, SOFTIB_DROP_NO_RWQE);
 		goto out;

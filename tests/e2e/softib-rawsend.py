@@ -1,20 +1,30 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Send bad softib frames from a raw socket (softib-dev.sh, softib-switch.sh).
+"""Send bad softib frames from a raw socket (softib-dev.sh, softib-switch.sh,
+softib-ipoib-oversize.sh).
 
 softib-rawsend.py NETDEV COUNT KIND...   KIND: short icrc lver opcode dlid pkey
                                          sw-hop0 sw-hopcnt sw-port sw-ret
                                          sw-icrc sw-len
+                                         ud,DLID,QPN,QKEY,BYTES
+                                         mc,MLID,MGID,QKEY,BYTES
 
 Each KIND is an IB packet (EtherType 0x88b5, broadcast) wrong in exactly one
 way, sent COUNT times. The ICRC is computed here from the IBA rule (CRC-32
 over LRH..payload, LRH VL, GRH TClass/FlowLabel/HopLmt and BTH resv8a as
 ones), independently of the driver's code: a packet meant to fail a later
 check fails with "icrc" instead if the two disagree.
+
+The last two are good UD SEND packets with a payload of BYTES (a receive
+buffer may be too small for them): to QPN at DLID, or to the multicast group
+MGID (IPv6 notation) at MLID, with a GRH and QPN 0xFFFFFF. Numbers may be
+hexadecimal (0x...). Many of them are paced, so that the receiver's backlog
+takes them all.
 """
 import socket
 import struct
 import sys
+import time
 import zlib
 
 ETHERTYPE = 0x88B5
@@ -33,16 +43,18 @@ def icrc(pkt):
     return struct.pack("<I", zlib.crc32(bytes(b)) & 0xFFFFFFFF)
 
 
+BCAST_MGID = bytes.fromhex("ff12401bffff000000000000ffffffff")
+
+
 def packet(dlid=0x0001, slid=0x0002, vl=0, lver=0, opcode=0x64, pkey=0xFFFF,
            dqpn=1, qkey=0x80010000, grh=False, payload=b"softib-bad-input",
-           bad_icrc=False, pktlen=None):
+           bad_icrc=False, pktlen=None, dgid=BCAST_MGID):
     payload += b"\0" * (-len(payload) & 3)
     bth = struct.pack(">BBHII", opcode, 0, pkey, dqpn & 0xFFFFFF, 0)
     deth = struct.pack(">II", qkey, 0x42)
     body = bth + deth + payload
     g = b""
     if grh:
-        dgid = bytes.fromhex("ff12401bffff000000000000ffffffff")
         g = struct.pack(">IHBB", 6 << 28, len(body) + 4, 0x1B, 64)
         g += bytes(16) + dgid
     lnh = 3 if grh else 2
@@ -98,6 +110,20 @@ KINDS = {
 }
 
 
+def ud(spec):
+    """ud,DLID,QPN,QKEY,BYTES or mc,MLID,MGID,QKEY,BYTES: a good UD SEND."""
+    kind, lid, dst, qkey, size = spec.split(",")
+    payload = bytes(i & 0xFF for i in range(int(size, 0)))
+    if kind == "ud":
+        return packet(dlid=int(lid, 0), dqpn=int(dst, 0), qkey=int(qkey, 0),
+                      payload=payload)
+    if kind == "mc":
+        return packet(dlid=int(lid, 0), dqpn=0xFFFFFF, qkey=int(qkey, 0),
+                      grh=True, payload=payload,
+                      dgid=socket.inet_pton(socket.AF_INET6, dst))
+    raise KeyError(spec)
+
+
 def main():
     ifname, count, kinds = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
@@ -106,9 +132,11 @@ def main():
     eth = b"\xff" * 6 + bytes.fromhex(src.replace(":", "")) + \
         struct.pack(">H", ETHERTYPE)
     for kind in kinds:
-        frame = eth + KINDS[kind]()
-        for _ in range(count):
+        frame = eth + (ud(kind) if "," in kind else KINDS[kind]())
+        for i in range(count):
             s.send(frame)
+            if i % 16 == 15:
+                time.sleep(0.002)
     return 0
 
 

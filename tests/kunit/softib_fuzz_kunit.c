@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A seeded, deterministic fuzzer over softib's receive parsers (see
- * docs/wire-fuzzing.md, "softib"). Two cases, each run once per seed:
+ * docs/wire-fuzzing.md, "softib"). Four cases, each run once per seed:
  *
- *   fuzz_rx   mutated IB frames through softib_ud_rcv(), the function the
- *             carrier's rx handler calls, on a test device with QP0, QP1, a
- *             UD QP and a multicast group; whatever reaches QP0 or QP1 goes
- *             on to softib_process_mad() as ib_mad would hand it over;
- *   fuzz_mad  mutated SMPs and PerfMgt MADs straight into
- *             softib_process_mad() (the SMA's and the PMA's entry).
+ *   fuzz_rx     mutated IB frames through softib_ud_rcv(), the function the
+ *               carrier's rx handler calls, on a test device with QP0, QP1,
+ *               a UD QP and a multicast group; whatever reaches QP0 or QP1
+ *               goes on to softib_process_mad() as ib_mad would hand it over;
+ *   fuzz_mad    mutated SMPs and PerfMgt MADs straight into
+ *               softib_process_mad() (the SMA's and the PMA's entry);
+ *   fuzz_ud_seq sequences of UD packets, too large for the next receive
+ *               WQE or not, to the UD QP with WQEs posted (fuzz_ud_seq());
+ *               the DMA MR's references return to zero at the end;
+ *   fuzz_rc     sequences against an RC QP with MRs (R_Keys of the MRs, 0
+ *               and any; READ duplicates, RNR retries), MR references
+ *               checked after every frame (fuzz_rc()).
  *
  * The seeds are valid frames and MADs: a LID-routed and a directed-route
  * SubnGet and SubnSet for every attribute the SMA handles, PMA gets and a
@@ -2026,6 +2032,235 @@ static void fuzz_rc(struct kunit *test)
 		   ktime_ms_delta(ktime_get(), start));
 }
 
+/* ---- UD sequences: packets too large for the next WQE, then others ----- */
+
+#define FZ_SEQ_BUF	2048		/* the largest frame fuzz_ud_seq makes */
+
+/* What the receive path must do with one packet of a UD sequence. */
+struct fz_seq {
+	struct sib_rq *rq;
+	u8 *buf;
+	long base;			/* the DMA MR's references at rest */
+	u64 completed;			/* WQEs received into (wr_id order) */
+	bool held;			/* the next WQE is kept by the QP */
+	/* tallies */
+	u64 frames, received, oversized, early, empty, run, longest_run;
+};
+
+/* The length of the WQE the next packet goes to (0: none left). */
+static u32 fz_seq_next_len(struct fz_seq *q)
+{
+	struct sib_rq *rq = q->rq;
+
+	if (q->completed == rq->posted)
+		return 0;
+	return rq->len[q->completed % (SIB_RQ_MAX + 1)];
+}
+
+/* Post WQEs of lengths around what packets carry (never below a GRH). */
+static void fz_seq_post(struct fz *fz, struct fz_seq *q)
+{
+	static const u32 lens[] = { 40, 41, 44, 296, 297, 552, 1000, 1024 };
+	unsigned int n = fz_rnd(fz, 6);
+
+	while (n-- && q->rq->posted - q->completed < SIB_RQ_MAX)
+		sib_rq_post(q->rq, fz_rnd(fz, 2) ?
+			    lens[fz_rnd(fz, ARRAY_SIZE(lens))] :
+			    40 + fz_rnd(fz, SIB_RQ_BUF - 40 + 1));
+}
+
+/*
+ * One packet to the UD QP: its payload length drawn around the next WQE's
+ * (exactly filling it, one byte over, far over, less), unicast or to the
+ * group, with or without GRH and ImmDt; one time in eight a Q_Key or a
+ * P_Key it must be refused for before any WQE.
+ */
+static void fz_seq_one(struct fz *fz, struct fz_seq *q)
+{
+	u32 wlen = fz_seq_next_len(q), room, plen, slot;
+	enum softib_drop want = SOFTIB_DROP_NR, why = SOFTIB_DROP_NR;
+	struct softib_port *port = fz->port;
+	u64 before[SOFTIB_DROP_NR], moved = 0;
+	struct sk_buff *skb;
+	struct softib_hdr h;
+	struct ib_wc wc;
+	unsigned int i, len, bad = fz_rnd(fz, 8) ? 0 : 1 + fz_rnd(fz, 2);
+
+	memset(&h, 0, sizeof(h));
+	h.lnh = SOFTIB_LNH_LOCAL;
+	h.dlid = FZ_LID;
+	h.slid = 9;
+	h.opcode = SOFTIB_OP_UD_SEND_ONLY;
+	h.pkey = fz_rnd(fz, 2) ? FZ_PKEY : FZ_PKEY & 0x7fff;
+	h.dqpn = FZ_UDQPN;
+	h.psn = fz->iter;
+	h.qkey = FZ_QKEY;
+	h.sqpn = 0x77;
+	if (fz_rnd(fz, 3) == 0) {
+		h.opcode = SOFTIB_OP_UD_SEND_ONLY_IMM;
+		h.imm = cpu_to_be32(fz->iter);
+	}
+	switch (fz_rnd(fz, 3)) {
+	case 0:
+		break;
+	case 1:
+		fz_grh(&h, NULL);
+		break;
+	default:
+		fz_grh(&h, fz_mgid);
+		h.dlid = FZ_MLID;
+		h.dqpn = SOFTIB_QPN_MCAST;
+		break;
+	}
+	if (bad == 1) {
+		h.qkey = FZ_QKEY ^ 0x100;
+		want = SOFTIB_DROP_QKEY;
+	} else if (bad == 2) {
+		h.pkey = 0x1234;
+		want = SOFTIB_DROP_PKEY;
+	}
+
+	room = wlen > SOFTIB_GRH_BYTES ? wlen - SOFTIB_GRH_BYTES : 0;
+	switch (wlen ? fz_rnd(fz, 6) : 5) {
+	case 0:
+		plen = room;
+		break;
+	case 1:
+		plen = room + 1;
+		break;
+	case 2:
+		plen = room + 1 + fz_rnd(fz, 512);
+		break;
+	case 3:
+		plen = room - min(room, fz_rnd(fz, 64));
+		break;
+	case 4:
+		plen = fz_rnd(fz, room + 1);
+		break;
+	default:
+		plen = fz_rnd(fz, SIB_RQ_BUF + 200);
+		break;
+	}
+	len = sib_make_data(&h, q->buf, NULL, plen);
+	if (want == SOFTIB_DROP_NR) {
+		if (!wlen)
+			want = SOFTIB_DROP_NO_RWQE;
+		else if (plen + SOFTIB_GRH_BYTES > wlen)
+			want = SOFTIB_DROP_NO_RWQE;
+	}
+
+	for (i = 0; i < SOFTIB_DROP_NR; i++)
+		before[i] = softib_drop_count(port, i);
+	skb = fz_skb(fz, q->buf, len);
+	KUNIT_ASSERT_NOT_NULL(fz->test, skb);
+	sib_rx_skb(fz->t->sdev, skb);
+	q->frames++;
+	for (i = 0; i < SOFTIB_DROP_NR; i++) {
+		u64 d = softib_drop_count(port, i) - before[i];
+
+		if (d) {
+			moved += d;
+			why = i;
+		}
+	}
+	if (moved > 1 || why != want)
+		fz_fail(fz, "a %u-byte payload (next WQE %u bytes%s) was dropped as %d, not %d",
+			plen, wlen, q->held ? ", kept" : "", why, want);
+
+	if (want == SOFTIB_DROP_NR) {
+		/* received into the next WQE, in order */
+		slot = q->completed % (SIB_RQ_MAX + 1);
+		if (!sib_rq_poll(q->rq, &wc)) {
+			fz_fail(fz, "a %u-byte payload fit WQE %llu (%u bytes), not received",
+				plen, q->completed, wlen);
+		} else if (wc.wr_id != q->completed ||
+			   wc.status != IB_WC_SUCCESS ||
+			   wc.byte_len != plen + SOFTIB_GRH_BYTES ||
+			   memcmp(q->rq->buf + slot * SIB_RQ_BUF +
+				  SOFTIB_GRH_BYTES, q->buf + softib_hdr_len(&h),
+				  plen)) {
+			fz_fail(fz, "WQE %llu completed as wr_id %llu status %d, %u bytes of %u",
+				q->completed, wc.wr_id, wc.status, wc.byte_len,
+				plen + SOFTIB_GRH_BYTES);
+		}
+		q->completed++;
+		q->held = false;
+		q->received++;
+		q->run = 0;
+	} else if (want == SOFTIB_DROP_NO_RWQE && wlen) {
+		q->held = true;
+		q->oversized++;
+		q->longest_run = max(q->longest_run, ++q->run);
+	} else if (want == SOFTIB_DROP_NO_RWQE) {
+		q->empty++;
+	} else {
+		q->early++;
+	}
+	if (sib_rq_poll(q->rq, &wc))
+		fz_fail(fz, "a completion (wr_id %llu status %d) for a dropped packet",
+			wc.wr_id, wc.status);
+	if (sib_mr_refs(q->rq) != q->base + q->held)
+		fz_fail(fz, "the DMA MR has %ld references, not %ld (%s)",
+			sib_mr_refs(q->rq), q->base + q->held,
+			q->held ? "a WQE kept" : "none kept");
+	if (fz->failed)
+		fz_dump(fz, "the frame", q->buf, len);
+}
+
+/*
+ * fuzz_ud_seq: sequences of UD packets to a UD QP whose receive queue
+ * holds WQEs on rdmavt's DMA MR (its references counted, see
+ * softib_test.h): packets too large for the next WQE and packets that fit
+ * follow each other in any order. A packet too large is dropped as
+ * no_rwqe and costs no WQE (the QP keeps it for the next packet); one that
+ * fits is received into the next WQE, in order, whole; one refused earlier
+ * touches no WQE; and the MR's references are the base plus one while a
+ * WQE is kept. At the end the QP fails, as a reset or a destroy starts
+ * (rvt_error_qp()): every WQE left completes, flushed, the kept one first,
+ * and the references return to zero when the MR goes.
+ */
+static void fuzz_ud_seq(struct kunit *test)
+{
+	struct fz *fz = fz_new(test);
+	struct fz_seq *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	struct ib_wc wc;
+	unsigned int i;
+	u64 left;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	q->buf = fz_alloc(fz, FZ_SEQ_BUF);
+	q->rq = sib_rq_init(test, fz->t->sdev, fz->qp[FZ_QPUD]);
+	q->base = sib_mr_refs(q->rq);
+	KUNIT_EXPECT_EQ(test, q->base, 1L);
+	fz_reset(fz, true);
+	for (i = 0; i < fz_iters && !fz->failed; i++) {
+		fz->iter = i;
+		if (q->rq->posted - q->completed < 2 || !fz_rnd(fz, 8))
+			fz_seq_post(fz, q);
+		fz_seq_one(fz, q);
+	}
+
+	/* the QP fails: what is left completes, and the references go */
+	left = q->rq->posted - q->completed;
+	sib_rq_fail(q->rq);
+	for (i = 0; i < left; i++) {
+		if (!sib_rq_poll(q->rq, &wc) || wc.wr_id != q->completed + i ||
+		    wc.status != IB_WC_WR_FLUSH_ERR) {
+			KUNIT_FAIL(test, "seed %#lx: WQE %llu of %llu left not flushed",
+				   fz->seed, q->completed + i, left);
+			break;
+		}
+	}
+	KUNIT_EXPECT_FALSE(test, sib_rq_poll(q->rq, &wc));
+	KUNIT_EXPECT_EQ(test, sib_mr_refs(q->rq), q->base);
+	KUNIT_EXPECT_TRUE_MSG(test, sib_rq_mr_kill(q->rq),
+			      "the DMA MR's references did not return to zero");
+	kunit_info(test,
+		   "seed %#lx ud_seq: %llu packets: %llu received, %llu too large for the next WQE (at most %llu in a row), %llu with no WQE posted, %llu refused before a WQE; %llu WQEs flushed at the end\n",
+		   fz->seed, q->frames, q->received, q->oversized,
+		   q->longest_run, q->empty, q->early, left);
+}
+
 static const void *fz_gen_params(const void *prev, char *desc)
 {
 	const unsigned long *p = prev;
@@ -2047,6 +2282,7 @@ static struct kunit_case softib_fuzz_cases[] = {
 	KUNIT_CASE_PARAM(fuzz_rx, fz_gen_params),
 	KUNIT_CASE_PARAM(fuzz_mad, fz_gen_params),
 	KUNIT_CASE_PARAM(fuzz_rc, fz_gen_params),
+	KUNIT_CASE_PARAM(fuzz_ud_seq, fz_gen_params),
 	{}
 };
 

@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/test.h>
+#include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -528,6 +529,206 @@ static void sib_rx_permissive(struct kunit *test)
 		   IB_MGMT_MAD_SIZE, SOFTIB_DROP_NO_RWQE);
 }
 
+/* ---- UD: a packet too large for the receive WQE ------------------------- */
+
+#define SIB_UDQPN	0x42
+#define SIB_QKEY	0x0b1b
+#define SIB_NWQE	4
+#define SIB_WQE_LEN	(SOFTIB_GRH_BYTES + 256)	/* 40 + 256 bytes */
+
+static const u8 sib_mgid[16] = {
+	0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
+	0xff, 0xff,
+};
+
+/* How the oversized frames and the normal one reach the UD QP. */
+struct sib_big {
+	const char *name;
+	bool grh, imm, mcast;
+};
+
+static const struct sib_big sib_bigs[] = {
+	{ "unicast" },
+	{ "unicast, GRH and ImmDt", true, true },
+	{ "multicast", true, false, true },
+};
+
+static void sib_big_desc(const struct sib_big *b, char *desc)
+{
+	strscpy(desc, b->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sib_big, sib_bigs, sib_big_desc);
+
+struct sib_ud {
+	struct softib_port *port;
+	struct rvt_qp *qp;
+	struct sib_rq *rq;
+	struct rvt_qp_ibdev qp_dev;
+	struct rvt_qp __rcu *buckets[2];
+	struct rvt_mcast mc;
+	struct rvt_mcast_qp mqp;
+	u8 buf[2048];
+};
+
+static void sib_ud_unlink(void *data)
+{
+	struct sib_ud *u = data;
+
+	rb_erase(&u->mc.rb_node, &u->port->rvp.mcast_tree);
+}
+
+/*
+ * sib_rx_port() with a UD QP (QPN SIB_UDQPN, Q_Key SIB_QKEY, P_Key index
+ * 0) in RTS whose receive queue holds SIB_NWQE WQEs of SIB_WQE_LEN bytes,
+ * attached to the multicast group sib_mgid at LID 0xc001.
+ */
+static struct sib_ud *sib_ud_setup(struct kunit *test)
+{
+	struct sib_ud *u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	struct rvt_ibport *rvp;
+	struct rvt_krwq *kwq;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	u->port = sib_rx_port(test);
+	rvp = &u->port->rvp;
+	u->qp = kunit_kzalloc(test, sizeof(*u->qp), GFP_KERNEL);
+	kwq = kunit_kzalloc(test, sizeof(*kwq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, u->qp);
+	KUNIT_ASSERT_NOT_NULL(test, kwq);
+	sib_qp_ready(u->qp, kwq, &u->port->sdev->rdi.ibdev, IB_QPT_UD,
+		     SIB_UDQPN);
+	u->qp->qkey = SIB_QKEY;
+	u->rq = sib_rq_init(test, u->port->sdev, u->qp);
+	for (i = 0; i < SIB_NWQE; i++)
+		sib_rq_post(u->rq, SIB_WQE_LEN);
+
+	u->qp_dev.qp_table_size = ARRAY_SIZE(u->buckets);
+	u->qp_dev.qp_table_bits = 1;
+	u->qp_dev.qp_table = u->buckets;
+	u->port->sdev->rdi.qp_dev = &u->qp_dev;
+	RCU_INIT_POINTER(u->buckets[hash_32(SIB_UDQPN, 1)], u->qp);
+
+	memcpy(u->mc.mcast_addr.mgid.raw, sib_mgid, 16);
+	u->mc.mcast_addr.lid = 0xc001;
+	INIT_LIST_HEAD(&u->mc.qp_list);
+	init_waitqueue_head(&u->mc.wait);
+	u->mqp.qp = u->qp;
+	list_add_tail(&u->mqp.list, &u->mc.qp_list);
+	u->mc.n_attached = 1;
+	rb_link_node(&u->mc.rb_node, NULL, &rvp->mcast_tree.rb_node);
+	rb_insert_color(&u->mc.rb_node, &rvp->mcast_tree);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, sib_ud_unlink,
+							u), 0);
+	return u;
+}
+
+/*
+ * A frame to the UD QP as b says, with payload_len bytes in u->buf; its
+ * length (and where its payload starts in *hl, if hl).
+ */
+static unsigned int sib_ud_frame(struct sib_ud *u, const struct sib_big *b,
+				 unsigned int payload_len, unsigned int *hl)
+{
+	struct softib_hdr h = {
+		.lnh = SOFTIB_LNH_LOCAL, .dlid = SIB_LID, .slid = 7,
+		.opcode = SOFTIB_OP_UD_SEND_ONLY, .pkey = 0xffff,
+		.dqpn = SIB_UDQPN, .qkey = SIB_QKEY, .sqpn = 0x77,
+	};
+
+	if (b->grh) {
+		h.lnh = SOFTIB_LNH_GLOBAL;
+		h.ipver = SOFTIB_IPVER;
+		h.nxthdr = SOFTIB_NXTHDR_IBA;
+		h.hop_limit = 1;
+		h.dgid.global.subnet_prefix =
+			cpu_to_be64(0xfe80000000000000ULL);
+	}
+	if (b->imm) {
+		h.opcode = SOFTIB_OP_UD_SEND_ONLY_IMM;
+		h.imm = cpu_to_be32(0xfeedf00d);
+	}
+	if (b->mcast) {
+		h.dlid = 0xc001;
+		h.dqpn = SOFTIB_QPN_MCAST;
+		memcpy(h.dgid.raw, sib_mgid, 16);
+	}
+	if (hl)
+		*hl = softib_hdr_len(&h);
+	return sib_make(&h, u->buf, payload_len);
+}
+
+/*
+ * More packets too large for the WQE than the QP has WQEs, then normal
+ * ones: the oversized ones cost no WQE (each is dropped as no_rwqe, the
+ * first WQE is kept for the next packet), every normal one is received
+ * in order, and the DMA MR's references are back where they started after
+ * each completion. Then one more oversized packet, and the QP fails: the
+ * WQE it kept completes with the error, the rest are flushed, and the last
+ * reference goes when the MR does. (Before the fix each oversized packet
+ * took a WQE, leaked its MR reference and completed nothing.)
+ */
+static void sib_rx_oversize(struct kunit *test)
+{
+	const struct sib_big *b = test->param_value;
+	struct sib_ud *u = sib_ud_setup(test);
+	struct sib_rq *rq = u->rq;
+	long base = sib_mr_refs(rq);
+	unsigned int i, len, hl;
+	struct ib_wc wc;
+
+	KUNIT_EXPECT_EQ(test, base, 1L);
+	for (i = 0; i < 3 * SIB_NWQE; i++) {
+		len = sib_ud_frame(u, b, SIB_WQE_LEN - SOFTIB_GRH_BYTES + 1 +
+				   i * 100, NULL);
+		sib_rx_one(test, u->port, u->buf, len, SOFTIB_DROP_NO_RWQE);
+		KUNIT_EXPECT_FALSE(test, sib_rq_poll(rq, &wc));
+		/* the one WQE it holds for the next packet */
+		KUNIT_EXPECT_EQ(test, sib_mr_refs(rq), base + 1);
+	}
+	for (i = 0; i < SIB_NWQE; i++) {
+		/* the largest that fits, then smaller ones */
+		len = sib_ud_frame(u, b, SIB_WQE_LEN - SOFTIB_GRH_BYTES - i,
+				   &hl);
+		sib_rx_one(test, u->port, u->buf, len, SOFTIB_DROP_NR);
+		KUNIT_ASSERT_TRUE_MSG(test, sib_rq_poll(rq, &wc),
+				      "normal packet %u not received", i);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
+		KUNIT_EXPECT_EQ(test, wc.byte_len, SIB_WQE_LEN - i);
+		KUNIT_EXPECT_EQ(test, !!(wc.wc_flags & IB_WC_GRH), b->grh);
+		KUNIT_EXPECT_EQ(test, !!(wc.wc_flags & IB_WC_WITH_IMM), b->imm);
+		KUNIT_EXPECT_MEMEQ(test, sib_rq_buf(rq, &wc) + SOFTIB_GRH_BYTES,
+				   u->buf + hl, SIB_WQE_LEN - SOFTIB_GRH_BYTES - i);
+		if (b->grh)
+			KUNIT_EXPECT_MEMEQ(test, sib_rq_buf(rq, &wc),
+					   u->buf + SOFTIB_LRH_BYTES,
+					   SOFTIB_GRH_BYTES);
+		KUNIT_EXPECT_EQ(test, sib_mr_refs(rq), base);
+	}
+	/* the queue is empty now, and only now */
+	len = sib_ud_frame(u, b, 8, NULL);
+	sib_rx_one(test, u->port, u->buf, len, SOFTIB_DROP_NO_RWQE);
+	KUNIT_EXPECT_EQ(test, sib_mr_refs(rq), base);
+
+	/* one kept WQE, then the QP fails: completed, the rest flushed */
+	for (i = 0; i < SIB_NWQE; i++)
+		sib_rq_post(rq, SIB_WQE_LEN);
+	len = sib_ud_frame(u, b, SIB_WQE_LEN, NULL);
+	sib_rx_one(test, u->port, u->buf, len, SOFTIB_DROP_NO_RWQE);
+	KUNIT_EXPECT_EQ(test, sib_mr_refs(rq), base + 1);
+	sib_rq_fail(rq);
+	for (i = 0; i < SIB_NWQE; i++) {
+		KUNIT_ASSERT_TRUE(test, sib_rq_poll(rq, &wc));
+		KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)SIB_NWQE + i);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	}
+	KUNIT_EXPECT_FALSE(test, sib_rq_poll(rq, &wc));
+	KUNIT_EXPECT_EQ(test, sib_mr_refs(rq), base);
+	KUNIT_EXPECT_TRUE(test, sib_rq_mr_kill(rq));
+}
+
 static struct kunit_case sib_cases[] = {
 	KUNIT_CASE(sib_icrc_vector),
 	KUNIT_CASE(sib_icrc_variant),
@@ -538,6 +739,7 @@ static struct kunit_case sib_cases[] = {
 	KUNIT_CASE(sib_rx_mad_len),
 	KUNIT_CASE(sib_rx_mad_imm),
 	KUNIT_CASE(sib_rx_permissive),
+	KUNIT_CASE_PARAM(sib_rx_oversize, sib_big_gen_params),
 	{}
 };
 

@@ -6,8 +6,11 @@
  * them over, and what the switch sends out of a port is caught by a static
  * stub of sw_xmit(). Directed-route SMPs are checked against every branch
  * of IBA vol 1 C14-9 and C14-13 that a switch takes; the SMA's attributes
- * at the octet offsets of 14.2.5; the LFT and MFT data path; and a fuzzer
- * feeds mutated frames, each of which must be forwarded or counted.
+ * at the octet offsets of 14.2.5; the LFT and MFT data path; forwarding
+ * loops, which the hop count in the BTH ends; node_desc writes of any
+ * length; a netdev claimed by a CA (even one not yet live) refused to a
+ * port and the other way round; and a fuzzer feeds mutated frames, each of
+ * which must be forwarded or counted.
  */
 #include "drivers/softib/sma.c"
 #include "drivers/softib/pma.c"
@@ -16,6 +19,8 @@
 #include "drivers/softib/sw_fwd.c"
 
 #include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/prandom.h>
 
@@ -31,6 +36,9 @@ struct t_sw {
 	unsigned int nout;
 	u8 out[T_MAX_OUT];		/* the ports packets left by */
 	u8 pkt[T_MAX_OUT][T_SMP_BYTES];	/* their first bytes */
+	/* t_loop(): packets sent are queued here (cb[0]: the port) */
+	bool keep;
+	struct sk_buff_head sent;
 };
 
 static void t_xmit(struct softib_sw_port *from, struct softib_sw_port *q,
@@ -42,6 +50,10 @@ static void t_xmit(struct softib_sw_port *from, struct softib_sw_port *q,
 	/* the real one's port-state rule, without a netdev */
 	if (state == IB_PORT_DOWN || (!vl15 && state != IB_PORT_ACTIVE)) {
 		softib_sw_drop(from, SOFTIB_SW_DROP_STATE);
+	} else if (t->keep) {
+		skb->cb[0] = q->num;
+		skb_queue_tail(&t->sent, skb);
+		return;
 	} else if (t->nout < T_MAX_OUT) {
 		t->out[t->nout] = q->num;
 		memcpy(t->pkt[t->nout], skb->data,
@@ -71,9 +83,17 @@ static int t_init(struct kunit *test)
 		t->sw->port[i].carrier = true;
 		t->sw->port[i].phys_state = IB_PORT_PHYS_STATE_LINK_UP;
 	}
+	skb_queue_head_init(&t->sent);
 	test->priv = t;
 	kunit_activate_static_stub(test, sw_xmit, t_xmit);
 	return 0;
+}
+
+static void t_exit(struct kunit *test)
+{
+	struct t_sw *t = test->priv;
+
+	skb_queue_purge(&t->sent);
 }
 
 static u64 t_drops(struct t_sw *t, enum softib_sw_drop why)
@@ -83,6 +103,16 @@ static u64 t_drops(struct t_sw *t, enum softib_sw_drop why)
 
 	for (i = 1; i <= T_PORTS; i++)
 		n += atomic64_read(&t->sw->port[i].drops[why]);
+	return n;
+}
+
+static u64 t_all_drops(struct t_sw *t)
+{
+	u64 n = 0;
+	unsigned int r;
+
+	for (r = 0; r < SOFTIB_SW_DROP_NR; r++)
+		n += t_drops(t, r);
 	return n;
 }
 
@@ -239,6 +269,7 @@ static void t_dr_bad_desc(const struct t_dr_bad *b, char *desc)
 {
 	strscpy(desc, b->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(t_dr_bad, t_dr_bads, t_dr_bad_desc);
 
 static void sw_dr_discard(struct kunit *test)
@@ -512,10 +543,12 @@ static void sw_fwd_unicast(struct kunit *test)
 
 	skb = t_data_skb(test, 10, 11);
 	memcpy(want, skb->data, sizeof(want));
-	t_rcv(t, 2, skb);				/* to port 5, as is */
+	want[SOFTIB_LRH_BYTES + SW_BTH_HOPS] = 1;	/* one switch passed */
+	t_rcv(t, 2, skb);				/* to port 5 */
 	KUNIT_ASSERT_EQ(test, t->nout, 1U);
 	KUNIT_EXPECT_EQ(test, t->out[0], 5);
 	KUNIT_EXPECT_MEMEQ(test, t->pkt[0], want, sizeof(want));
+	KUNIT_EXPECT_TRUE(test, softib_icrc_ok(t->pkt[0], T_DATA_BYTES));
 	t_rcv(t, 2, t_data_skb(test, 11, 10));		/* back out of 2 */
 	t_rcv(t, 2, t_data_skb(test, 13, 10));		/* no entry */
 	t_rcv(t, 2, t_data_skb(test, 30, 10));		/* above the top */
@@ -573,6 +606,388 @@ static void sw_rcv_short(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t_drops(t, SOFTIB_SW_DROP_SHORT), 4ULL);
 }
 
+/*
+ * Forwarding loops: what leaves port 5 (and 6) comes back in on port 2, as
+ * if the two ports were the ends of one veth pair, and the LFT or MFT sends
+ * it out again. Every pass counts a hop in the BTH (its ICRC stays good);
+ * the pass after SOFTIB_SW_HOP_LIMIT drops it as hop_limit. A multicast
+ * loop through two ports doubles the packets at every hop: 2^limit of them
+ * die at the limit.
+ */
+struct t_loop {
+	const char *name;
+	bool grh, vl15, mcast;
+	u64 mask;		/* the MFT entry of a multicast loop */
+};
+
+static const struct t_loop t_loops[] = {
+	{ "unicast" },
+	{ "unicast, GRH", true },
+	{ "LID-routed SMP", false, true },
+	{ "multicast", false, false, true, BIT_ULL(2) | BIT_ULL(5) },
+	{ "multicast, doubling", true, false, true,
+	  BIT_ULL(2) | BIT_ULL(5) | BIT_ULL(6) },
+};
+
+static void t_loop_desc(const struct t_loop *l, char *desc)
+{
+	strscpy(desc, l->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(t_loop, t_loops, t_loop_desc);
+
+#define T_LOOP_MAX	4096	/* passes before the test calls it endless */
+
+static void sw_fwd_loop(struct kunit *test)
+{
+	const struct t_loop *lp = test->param_value;
+	struct t_sw *t = test->priv;
+	unsigned int bth = SOFTIB_LRH_BYTES, passes = 0, i, copies = 1;
+	u64 want_tx = 0, hop_drops, n;
+	struct sk_buff *skb;
+	struct ib_smp smp;
+	u8 *orig;
+
+	t->sw->lft_top = 20;
+	t->sw->lft[10] = 5;
+	t->sw->mft[1] = lp->mask;
+	if (lp->vl15) {
+		t_dr_smp(&smp, IB_MGMT_METHOD_GET, IB_SMP_ATTR_NODE_INFO, 0, 0);
+		smp.mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+		skb = t_smp_skb(test, 10, 7, &smp);
+	} else {
+		skb = t_data_skb(test, lp->mcast ? 0xc001 : 10, 11);
+	}
+	if (lp->grh) {
+		/* LNH GRH: 40 bytes of GRH (IPVer 6, next header BTH) */
+		KUNIT_ASSERT_EQ(test, pskb_expand_head(skb, 0, SOFTIB_GRH_BYTES,
+						       GFP_KERNEL), 0);
+		skb_put_zero(skb, SOFTIB_GRH_BYTES);
+		memmove(skb->data + SOFTIB_LRH_BYTES + SOFTIB_GRH_BYTES,
+			skb->data + SOFTIB_LRH_BYTES,
+			skb->len - SOFTIB_LRH_BYTES - SOFTIB_GRH_BYTES);
+		memset(skb->data + SOFTIB_LRH_BYTES, 0, SOFTIB_GRH_BYTES);
+		skb->data[SOFTIB_LRH_BYTES] = SOFTIB_IPVER << 4;
+		put_unaligned_be16(skb->len - SOFTIB_LRH_BYTES -
+				   SOFTIB_GRH_BYTES, skb->data + 12);
+		skb->data[14] = SOFTIB_NXTHDR_IBA;
+		skb->data[1] = SOFTIB_LNH_GLOBAL;
+		put_unaligned_be16(skb->len / 4, skb->data + 4);
+		softib_icrc_set(skb->data, skb->len - SOFTIB_ICRC_BYTES);
+		bth += SOFTIB_GRH_BYTES;
+	}
+	orig = kunit_kmalloc(test, skb->len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, orig);
+	memcpy(orig, skb->data, skb->len);
+	n = skb->len;
+
+	t->keep = true;
+	t_rcv(t, 2, skb);
+	while ((skb = skb_dequeue(&t->sent))) {
+		u8 hops = skb->data[bth + SW_BTH_HOPS];
+
+		if (++passes > T_LOOP_MAX) {
+			kfree_skb(skb);
+			KUNIT_FAIL(test, "still looping after %u passes", passes);
+			break;
+		}
+		/* the hop count is all that changed, and the ICRC holds */
+		KUNIT_ASSERT_EQ(test, skb->len, n);
+		KUNIT_EXPECT_GE(test, hops, 1);
+		KUNIT_EXPECT_LE(test, hops, SOFTIB_SW_HOP_LIMIT);
+		orig[bth + SW_BTH_HOPS] = hops;
+		KUNIT_EXPECT_MEMEQ(test, skb->data, orig, n);
+		KUNIT_EXPECT_TRUE(test, softib_icrc_ok(skb->data, skb->len));
+		KUNIT_EXPECT_NE(test, skb->cb[0], 2);
+		t_rcv(t, 2, skb);	/* back in on port 2 */
+	}
+	skb_queue_purge(&t->sent);
+
+	if (lp->mcast)
+		copies = hweight64(lp->mask) - 1;	/* not the arrival port */
+	for (i = 0, n = 1; i < SOFTIB_SW_HOP_LIMIT; i++) {
+		n *= copies;
+		want_tx += n;
+	}
+	hop_drops = t_drops(t, SOFTIB_SW_DROP_HOPS);
+	KUNIT_EXPECT_EQ(test, (u64)passes, want_tx);
+	KUNIT_EXPECT_EQ(test, hop_drops, n);
+	KUNIT_EXPECT_EQ(test, t_all_drops(t), hop_drops);
+}
+
+/* ---- sysfs: node_desc ---------------------------------------------------- */
+
+/* A write of lead spaces, len characters, trail newlines. */
+struct t_desc {
+	const char *name;
+	unsigned int lead, len, trail;
+};
+
+static const struct t_desc t_descs[] = {
+	{ "63 bytes", 0, 63, 0 },
+	{ "64 bytes", 0, 64, 0 },
+	{ "64 bytes and a newline", 0, 64, 1 },
+	{ "65 bytes", 0, 65, 0 },
+	{ "100 bytes and a newline", 0, 100, 1 },
+	{ "a page", 0, PAGE_SIZE - 1, 0 },
+	{ "whitespace around", 3, 10, 2 },
+	{ "whitespace only", 70, 0, 1 },
+	{ "nothing", 0, 0, 0 },
+};
+
+static void t_desc_desc(const struct t_desc *d, char *desc)
+{
+	strscpy(desc, d->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(t_desc, t_descs, t_desc_desc);
+
+static void t_free_page(void *page)
+{
+	free_page((unsigned long)page);
+}
+
+/*
+ * What root writes to node_desc, as kernfs hands it over (count bytes and
+ * a NUL), becomes the NodeDescription: without the whitespace around it,
+ * its first 64 bytes, the rest zero; show prints it back. (A write of 64
+ * bytes or more once made the store read past its 64-byte stack copy.)
+ */
+static void sw_node_desc(struct kunit *test)
+{
+	const struct t_desc *d = test->param_value;
+	struct t_sw *t = test->priv;
+	size_t count = d->lead + d->len + d->trail, keep;
+	u8 want[IB_DEVICE_NODE_DESC_MAX] = {};
+	char *buf, *page;
+	unsigned int i;
+
+	buf = kunit_kzalloc(test, count + 1, GFP_KERNEL);
+	page = (char *)get_zeroed_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, t_free_page,
+							page), 0);
+	memset(buf, ' ', d->lead);
+	for (i = 0; i < d->len; i++)
+		buf[d->lead + i] = 'A' + i % 26;
+	memset(buf + d->lead + d->len, '\n', d->trail);
+	keep = min_t(size_t, d->len, sizeof(want));
+	memcpy(want, buf + d->lead, keep);
+
+	KUNIT_EXPECT_EQ(test, node_desc_store(&t->sw->dev, NULL, buf, count),
+			(ssize_t)count);
+	KUNIT_EXPECT_MEMEQ(test, t->sw->desc, want, sizeof(want));
+	KUNIT_EXPECT_EQ(test, node_desc_show(&t->sw->dev, NULL, page),
+			(ssize_t)keep + 1);
+	KUNIT_EXPECT_MEMEQ(test, page, want, keep);
+	KUNIT_EXPECT_EQ(test, page[keep], '\n');
+}
+
+/* ---- one netdev, one user: CAs and switch ports --------------------------- */
+
+static netdev_tx_t t_ndo_xmit(struct sk_buff *skb, struct net_device *ndev)
+{
+	dev_kfree_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops t_ndo = {
+	.ndo_start_xmit = t_ndo_xmit,
+};
+
+static void t_netdev_free(void *ndev)
+{
+	unregister_netdev(ndev);
+	free_netdev(ndev);
+}
+
+/* A registered Ethernet netdev of nobody's, down. */
+static struct net_device *t_netdev(struct kunit *test)
+{
+	struct net_device *ndev;
+
+	ndev = alloc_netdev(0, "sibkt%d", NET_NAME_ENUM, ether_setup);
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	ndev->netdev_ops = &t_ndo;
+	eth_hw_addr_random(ndev);
+	if (register_netdev(ndev)) {
+		free_netdev(ndev);
+		KUNIT_FAIL_AND_ABORT(test, "register_netdev");
+	}
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, t_netdev_free,
+							ndev), 0);
+	return ndev;
+}
+
+/* Unbind every port of the test's switch (before its netdevs go). */
+static void t_unbind_all(void *sw_)
+{
+	struct softib_sw *sw = sw_;
+	unsigned int i;
+
+	mutex_lock(&softib_sw_lock);
+	for (i = 1; i <= sw->nports; i++)
+		softib_sw_unbind(&sw->port[i]);
+	mutex_unlock(&softib_sw_lock);
+}
+
+/* A CA as `rdma link add` makes it, up to its claim: never registered. */
+struct t_ca {
+	struct softib_dev *sdev;
+	bool claimed;
+};
+
+static void t_ca_free(void *data)
+{
+	struct t_ca *ca = data;
+
+	if (ca->claimed)
+		softib_ca_unclaim(ca->sdev);
+	kfree(ca->sdev);
+}
+
+static struct t_ca *t_ca_new(struct kunit *test, struct net_device *ndev)
+{
+	struct t_ca *ca = kunit_kzalloc(test, sizeof(*ca), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ca);
+	ca->sdev = kzalloc(sizeof(*ca->sdev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ca->sdev);
+	INIT_LIST_HEAD(&ca->sdev->list);
+	ca->sdev->ndev = ndev;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, t_ca_free, ca),
+			0);
+	return ca;
+}
+
+static int t_ca_claim(struct t_ca *ca)
+{
+	int ret = softib_ca_claim(ca->sdev);
+
+	ca->claimed = !ret;
+	return ret;
+}
+
+static void t_ca_unclaim(struct t_ca *ca)
+{
+	softib_ca_unclaim(ca->sdev);
+	ca->claimed = false;
+}
+
+static bool t_bound(struct softib_sw_port *p)
+{
+	return rcu_access_pointer(p->ndev);
+}
+
+/*
+ * A CA being created holds its carrier from the start (on softib_list, not
+ * live yet: a bind once looked for live CAs only and took the netdev from
+ * under `rdma link add`); a bound port holds its netdev against CAs and
+ * every other port.
+ */
+static void sw_bind_claim(struct kunit *test)
+{
+	struct t_sw *t = test->priv;
+	struct net_device *ndev = t_netdev(test);
+	struct t_ca *ca = t_ca_new(test, ndev), *ca2 = t_ca_new(test, ndev);
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, t_unbind_all,
+							t->sw), 0);
+	KUNIT_ASSERT_EQ(test, t_ca_claim(ca), 0);
+	KUNIT_EXPECT_EQ(test, t_ca_claim(ca2), -EEXIST);
+	KUNIT_EXPECT_EQ(test, softib_sw_bind(t->sw, 1, ndev->name), -EBUSY);
+	KUNIT_EXPECT_FALSE(test, t_bound(&t->sw->port[1]));
+	t_ca_unclaim(ca);
+
+	KUNIT_ASSERT_EQ(test, softib_sw_bind(t->sw, 1, ndev->name), 0);
+	KUNIT_EXPECT_TRUE(test, t_bound(&t->sw->port[1]));
+	KUNIT_EXPECT_EQ(test, t_ca_claim(ca), -EBUSY);
+	KUNIT_EXPECT_EQ(test, softib_sw_bind(t->sw, 2, ndev->name), -EBUSY);
+	KUNIT_EXPECT_FALSE(test, t_bound(&t->sw->port[2]));
+
+	/* unbound, it is free again */
+	mutex_lock(&softib_sw_lock);
+	softib_sw_unbind(&t->sw->port[1]);
+	mutex_unlock(&softib_sw_lock);
+	KUNIT_EXPECT_EQ(test, t_ca_claim(ca), 0);
+	t_ca_unclaim(ca);
+	KUNIT_EXPECT_EQ(test, softib_sw_bind(t->sw, 2, ndev->name), 0);
+}
+
+/* sw_bind_race: `rdma link add`'s claim, again and again, on a thread */
+struct t_race {
+	struct t_ca *ca;
+	atomic_t holders;	/* CA and port holding the netdev at once */
+	atomic_t both;		/* times both held it */
+	atomic_t ca_wins;
+	bool stop;
+	struct completion done;
+};
+
+static int t_race_ca(void *data)
+{
+	struct t_race *r = data;
+
+	while (!READ_ONCE(r->stop)) {
+		if (softib_ca_claim(r->ca->sdev)) {
+			usleep_range(10, 50);
+			continue;
+		}
+		if (atomic_inc_return(&r->holders) > 1)
+			atomic_inc(&r->both);
+		atomic_inc(&r->ca_wins);
+		usleep_range(20, 40);
+		atomic_dec(&r->holders);
+		softib_ca_unclaim(r->ca->sdev);
+	}
+	complete(&r->done);
+	return 0;
+}
+
+/*
+ * A CA's claim and a port's bind racing for one netdev for a second: never
+ * both at once. (It cannot show the race of old, whose window was a few
+ * instructions wide; sw_bind_claim shows the claim it missed.)
+ */
+static void sw_bind_race(struct kunit *test)
+{
+	struct t_sw *t = test->priv;
+	struct net_device *ndev = t_netdev(test);
+	struct softib_sw_port *p = &t->sw->port[1];
+	struct t_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned long end = jiffies + HZ;
+	struct task_struct *task;
+	unsigned int port_wins = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->ca = t_ca_new(test, ndev);
+	init_completion(&r->done);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, t_unbind_all,
+							t->sw), 0);
+	task = kthread_run(t_race_ca, r, "sibkt_race");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	while (time_before(jiffies, end)) {
+		if (softib_sw_bind(t->sw, 1, ndev->name)) {
+			usleep_range(10, 50);
+			continue;
+		}
+		if (atomic_inc_return(&r->holders) > 1)
+			atomic_inc(&r->both);
+		port_wins++;
+		usleep_range(20, 40);
+		atomic_dec(&r->holders);
+		mutex_lock(&softib_sw_lock);
+		softib_sw_unbind(p);
+		mutex_unlock(&softib_sw_lock);
+	}
+	WRITE_ONCE(r->stop, true);
+	wait_for_completion(&r->done);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->both), 0);
+	kunit_info(test, "port won %u binds, the CA %d claims\n", port_wins,
+		   atomic_read(&r->ca_wins));
+}
+
 /* The fuzzer: mutated SMPs and data frames; each forwarded or counted. */
 static const u64 t_seeds[] = { 0x1, 0x5eed, 0xdeadbeef, 0x123456789abcdefULL };
 
@@ -580,17 +995,8 @@ static void t_seed_desc(const u64 *s, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "seed %#llx", *s);
 }
+
 KUNIT_ARRAY_PARAM(t_seed, t_seeds, t_seed_desc);
-
-static u64 t_all_drops(struct t_sw *t)
-{
-	u64 n = 0;
-	unsigned int r;
-
-	for (r = 0; r < SOFTIB_SW_DROP_NR; r++)
-		n += t_drops(t, r);
-	return n;
-}
 
 static void sw_fuzz(struct kunit *test)
 {
@@ -658,6 +1064,10 @@ static struct kunit_case softib_sw_cases[] = {
 	KUNIT_CASE(sw_fwd_unicast),
 	KUNIT_CASE(sw_fwd_multicast),
 	KUNIT_CASE(sw_rcv_short),
+	KUNIT_CASE_PARAM(sw_fwd_loop, t_loop_gen_params),
+	KUNIT_CASE_PARAM(sw_node_desc, t_desc_gen_params),
+	KUNIT_CASE(sw_bind_claim),
+	KUNIT_CASE(sw_bind_race),
 	KUNIT_CASE_PARAM(sw_fuzz, t_seed_gen_params),
 	{}
 };
@@ -665,8 +1075,10 @@ static struct kunit_case softib_sw_cases[] = {
 static struct kunit_suite softib_sw_suite = {
 	.name = "softib_sw",
 	.init = t_init,
+	.exit = t_exit,
 	.test_cases = softib_sw_cases,
 };
+
 kunit_test_suite(softib_sw_suite);
 
 MODULE_DESCRIPTION("KUnit tests for softib's switch node");
