@@ -280,6 +280,7 @@ static const struct ib_device_ops softib_dev_ops = {
 	.uverbs_abi_ver = 2,		/* the qib user ABI rdmavt implements */
 
 	.dealloc_driver = softib_dealloc_driver,
+	.map_mr_sg = softib_map_mr_sg,	/* rdmavt's forces PAGE_SIZE pages */
 	.modify_device = softib_modify_device,
 	.port_groups = softib_port_groups,
 	.process_mad = softib_process_mad,
@@ -306,7 +307,7 @@ static void softib_set_dparms(struct softib_dev *sdev)
 	a->vendor_part_id = SOFTIB_DEVICE_ID;
 	a->hw_ver = SOFTIB_HW_REV;
 	a->max_mr_size = ~0ULL;
-	a->page_size_cap = PAGE_SIZE;
+	a->page_size_cap = SOFTIB_MR_PAGE_SIZES;	/* mr.c */
 	a->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR |
 			      IB_DEVICE_BAD_QKEY_CNTR |
 			      IB_DEVICE_SHUTDOWN_PORT |
