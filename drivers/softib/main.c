@@ -400,7 +400,7 @@ static void softib_carrier_check(struct softib_dev *sdev)
  * The device is on the list from the start (not live, not registered), so
  * that a second `rdma link add` on the same netdev fails.
  */
-static int softib_newlink(const char *name, struct net_device *ndev)
+int softib_newlink(const char *name, struct net_device *ndev)
 {
 	struct rvt_dev_info *rdi;
 	struct softib_dev *sdev;
@@ -493,6 +493,7 @@ out_free:
 	rvt_dealloc_device(rdi);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(softib_newlink);
 
 /*
  * After ib_unregister_device() (ours, rdma link delete's or the queued one

@@ -337,6 +337,8 @@ u32 softib_rc_ack_aeth(struct rvt_qp *qp);
 #define SOFTIB_MR_PAGE_SIZES	GENMASK_ULL(31, 12)
 int softib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 		     int sg_nents, unsigned int *sg_offset);
+/* main.c, for the KUnit tests: `rdma link add NAME type softib netdev ND` */
+int softib_newlink(const char *name, struct net_device *ndev);
 /* rc_rx.c */
 void softib_rc_rcv(struct softib_port *port, struct rvt_qp *qp,
 		   const struct softib_hdr *h, const u8 *pkt);
