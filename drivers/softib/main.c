@@ -369,6 +369,7 @@ static const struct ib_device_ops softib_dev_ops = {
 	.uverbs_abi_ver = 2,		/* the qib user ABI rdmavt implements */
 
 	.dealloc_driver = softib_dealloc_driver,
+	.map_mr_sg = softib_map_mr_sg,	/* rdmavt's forces PAGE_SIZE pages */
 	.modify_device = softib_modify_device,
 	.port_groups = softib_port_groups,
 	.process_mad = softib_process_mad,
@@ -395,7 +396,7 @@ static void softib_set_dparms(struct softib_dev *sdev)
 	a->vendor_part_id = SOFTIB_DEVICE_ID;
 	a->hw_ver = SOFTIB_HW_REV;
 	a->max_mr_size = ~0ULL;
-	a->page_size_cap = PAGE_SIZE;
+	a->page_size_cap = SOFTIB_MR_PAGE_SIZES;	/* mr.c */
 	a->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR |
 			      IB_DEVICE_BAD_QKEY_CNTR |
 			      IB_DEVICE_SHUTDOWN_PORT |
@@ -489,7 +490,7 @@ static void softib_carrier_check(struct softib_dev *sdev)
  * that a second `rdma link add` on the same netdev fails, and so does a
  * switch's bind (softib_ca_claim()).
  */
-static int softib_newlink(const char *name, struct net_device *ndev)
+int softib_newlink(const char *name, struct net_device *ndev)
 {
 	struct rvt_dev_info *rdi;
 	struct softib_dev *sdev;
@@ -572,6 +573,7 @@ out_free:
 	rvt_dealloc_device(rdi);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(softib_newlink);
 
 /*
  * After ib_unregister_device() (ours, rdma link delete's or the queued one

@@ -19,6 +19,7 @@
  *            its traps to the SM (trap 128 and 144)
  *   pma.c    the performance management agent (PortCounters)
  *   stats.c  drop counters (debugfs)
+ *   mr.c     map_mr_sg: fast-registration MRs at the ULP's page size
  */
 #ifndef SOFTIB_H
 #define SOFTIB_H
@@ -368,6 +369,13 @@ void softib_rc_go_back(struct rvt_qp *qp, u32 psn);
 void softib_rc_fail(struct rvt_qp *qp, enum ib_wc_status status);
 bool softib_wqe_is_rd_atomic(const struct rvt_swqe *wqe);
 u32 softib_rc_ack_aeth(struct rvt_qp *qp);
+/* mr.c: ib_device_ops.map_mr_sg, at the page size given */
+/* The page sizes a fast-registration MR takes: 4 KiB to 2 GiB. */
+#define SOFTIB_MR_PAGE_SIZES	GENMASK_ULL(31, 12)
+int softib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+		     int sg_nents, unsigned int *sg_offset);
+/* main.c, for the KUnit tests: `rdma link add NAME type softib netdev ND` */
+int softib_newlink(const char *name, struct net_device *ndev);
 /* rc_rx.c */
 void softib_rc_rx_reset(struct rvt_qp *qp);
 void softib_rc_rcv(struct softib_port *port, struct rvt_qp *qp,
