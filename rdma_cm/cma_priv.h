@@ -116,6 +116,19 @@ struct rdma_id_private {
 
 	void			*bind_list;	/* struct cma_bind *, ps.c */
 	struct hlist_node	node;		/* on the bind's owners */
+	/*
+	 * The two never coexist (in-tree's "corrupted list in rdma_listen"):
+	 * @listen_any_item is linked only by rdma_listen() of an id without
+	 * a device, once cma_comp_exch(ADDR_BOUND, LISTEN) has let it alone
+	 * through; an id not born with a device (a child, a connection)
+	 * gets one only in IDLE->ADDR_BOUND (bind, itself won by
+	 * cma_comp_exch()) or ADDR_QUERY (cma_addr_done() checks it under
+	 * handler_mutex), states a listener never returns to until
+	 * cma_cancel_listens() has unlinked it. A second
+	 * rdma_listen() or a resolve on a listener fails its cma_comp_exch()
+	 * before it writes anything, and a device added meanwhile links only
+	 * children, under the same cma_lock as rdma_listen()'s walk.
+	 */
 	union {
 		struct list_head device_item;	/* on cma_dev->id_list */
 		struct list_head listen_any_item; /* on cma_listen_any */
