@@ -184,6 +184,17 @@ struct rdma_id_private {
 	 * freed by whoever takes it from here (xchg()): its completion,
 	 * or the id's release (which cancels it first). NULL otherwise, so a
 	 * resolved id does not carry the resolver's state.
+	 *
+	 * CVE-2021-47391 (in-tree reused one embedded request, which a new
+	 * rdma_resolve_addr() could queue again before the old one was off
+	 * the resolver's list): here every resolution has a request of its
+	 * own, and cma_addr_done() takes and frees its request before it
+	 * moves the id out of ADDR_QUERY, which the next rdma_resolve_addr()
+	 * needs (cma_comp_exch(ADDR_BOUND, ADDR_QUERY)), and the resolver no
+	 * longer touches a request once its done has been called (addr.h).
+	 * Nor does a resolve that loses that cma_comp_exch() write anything:
+	 * the source address is written only after winning IDLE->ADDR_BOUND
+	 * (the bind), the destination after ADDR_BOUND->ADDR_QUERY.
 	 */
 	struct cma_resolve_req	*addr_req;
 	struct work_struct	work;		/* cma_work_handler */
@@ -192,7 +203,11 @@ struct rdma_id_private {
 	/* A per-device child's wildcard listener; holds a reference on it. */
 	struct rdma_id_private	*parent;
 	bool			afonly_set;
-	/* 1 while addr_req holds a reference; cleared by whoever drops it. */
+	/*
+	 * 1 while addr_req holds a reference; cleared by whoever drops it:
+	 * the atomic_xchg() of cma_addr_done() or of cma_resolve_stop(), so
+	 * exactly one of them drops it, and the other drops nothing.
+	 */
 	atomic_t		addr_busy;
 	/*
 	 * @cm_id holds an ib_cm_id (ib.c, ud.c), not an iw_cm_id; set with
