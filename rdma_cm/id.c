@@ -241,10 +241,14 @@ static void cma_release(struct rdma_id_private *id_priv,
 	if (old_state == RDMA_CM_LISTEN)
 		cma_cancel_listens(id_priv);
 	cma_mc_leave_all(id_priv);
-	/* An SA path query in flight: its callback drops its reference. */
-	if (old_state == RDMA_CM_ROUTE_QUERY && id_priv->id.device &&
-	    rdma_cap_ib_sa(id_priv->id.device, id_priv->id.port_num))
-		cma_ib_cancel_route(id_priv);
+	/*
+	 * A path query in flight (its waiter holds a reference), whatever
+	 * the state: DEVICE_REMOVAL may have replaced ROUTE_QUERY, and the
+	 * removal waits for this destroy, which would otherwise wait for the
+	 * SA's answer or the route timeout the consumer chose. A no-op for
+	 * an id that waits for none (path_cache.c reads under its lock).
+	 */
+	cma_ib_cancel_route(id_priv);
 
 	/* Not from a handler of that cm_id: both calls wait for them. */
 	if (cma_has_ib_cm(id_priv))
