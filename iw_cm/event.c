@@ -80,6 +80,16 @@ static int iwcm_deliver(struct iwcm_id_priv *priv, struct iw_cm_id *target,
  * is in CONN_RECV. Hand it to the listener's cm_handler; if the listener
  * is going away, or the handler refuses, destroy the new id, which
  * rejects the connection.
+ *
+ * CVE-2024-42285 (in-tree freed the new id's context, rdma_cm's conn_id,
+ * while work of the new id could still call the handler with it): the
+ * listener is pinned by its queued work's reference and the new id by
+ * ours; neither is called once iwcm_destroy() has set @destroyed, which
+ * iwcm_deliver() checks under @lock, and iwcm_destroy() waits for a
+ * handler running in another task (@handler_task). When the handler
+ * refuses, rdma_cm has already freed the context it gave the new id; the
+ * new id's own events wait on the ordered iwcm_wq behind this work, so
+ * iwcm_destroy() below marks it before any of them can be handled.
  */
 static void iwcm_on_connect_request(struct iwcm_id_priv *listener,
 				    struct iwcm_elem *elem)

@@ -116,6 +116,19 @@ struct rdma_id_private {
 
 	void			*bind_list;	/* struct cma_bind *, ps.c */
 	struct hlist_node	node;		/* on the bind's owners */
+	/*
+	 * The two never coexist (in-tree's "corrupted list in rdma_listen"):
+	 * @listen_any_item is linked only by rdma_listen() of an id without
+	 * a device, once cma_comp_exch(ADDR_BOUND, LISTEN) has let it alone
+	 * through; an id not born with a device (a child, a connection)
+	 * gets one only in IDLE->ADDR_BOUND (bind, itself won by
+	 * cma_comp_exch()) or ADDR_QUERY (cma_addr_done() checks it under
+	 * handler_mutex), states a listener never returns to until
+	 * cma_cancel_listens() has unlinked it. A second
+	 * rdma_listen() or a resolve on a listener fails its cma_comp_exch()
+	 * before it writes anything, and a device added meanwhile links only
+	 * children, under the same cma_lock as rdma_listen()'s walk.
+	 */
 	union {
 		struct list_head device_item;	/* on cma_dev->id_list */
 		struct list_head listen_any_item; /* on cma_listen_any */
@@ -171,6 +184,17 @@ struct rdma_id_private {
 	 * freed by whoever takes it from here (xchg()): its completion,
 	 * or the id's release (which cancels it first). NULL otherwise, so a
 	 * resolved id does not carry the resolver's state.
+	 *
+	 * CVE-2021-47391 (in-tree reused one embedded request, which a new
+	 * rdma_resolve_addr() could queue again before the old one was off
+	 * the resolver's list): here every resolution has a request of its
+	 * own, and cma_addr_done() takes and frees its request before it
+	 * moves the id out of ADDR_QUERY, which the next rdma_resolve_addr()
+	 * needs (cma_comp_exch(ADDR_BOUND, ADDR_QUERY)), and the resolver no
+	 * longer touches a request once its done has been called (addr.h).
+	 * Nor does a resolve that loses that cma_comp_exch() write anything:
+	 * the source address is written only after winning IDLE->ADDR_BOUND
+	 * (the bind), the destination after ADDR_BOUND->ADDR_QUERY.
 	 */
 	struct cma_resolve_req	*addr_req;
 	struct work_struct	work;		/* cma_work_handler */
@@ -179,7 +203,11 @@ struct rdma_id_private {
 	/* A per-device child's wildcard listener; holds a reference on it. */
 	struct rdma_id_private	*parent;
 	bool			afonly_set;
-	/* 1 while addr_req holds a reference; cleared by whoever drops it. */
+	/*
+	 * 1 while addr_req holds a reference; cleared by whoever drops it:
+	 * the atomic_xchg() of cma_addr_done() or of cma_resolve_stop(), so
+	 * exactly one of them drops it, and the other drops nothing.
+	 */
 	atomic_t		addr_busy;
 	/*
 	 * @cm_id holds an ib_cm_id (ib.c, ud.c), not an iw_cm_id; set with

@@ -46,7 +46,21 @@ static void cma_attach_locked(struct rdma_id_private *id_priv,
 	list_add_tail(&id_priv->device_item, &cma_dev->id_list);
 }
 
-/* Outside @id_lock: restrack may sleep. */
+/*
+ * Outside @id_lock: restrack may sleep.
+ *
+ * The id's only rdma_restrack_add() (in-tree's "WARNING in
+ * rdma_restrack_clean" class). It follows cma_attach_locked(), so a tracked
+ * id holds a reference on its cma_device; cma_release() deletes the entry
+ * before cma_detach_dev() drops that reference, and cma_remove_one() waits
+ * for the last one before ib_core can reach rdma_restrack_clean(). An id is
+ * attached only to a device still listed (cma_lock) or not yet @removing
+ * (@id_lock, cma_attach_dev_live()), never once cma_remove_one() has begun.
+ * The id of a CONNECT_REQUEST is attached before it is reported and goes
+ * through cma_release() however it ends (refused before it is reported,
+ * the handler's non-zero return, the consumer's destroy); an id never
+ * attached has an invalid entry, which rdma_restrack_del() only unpins.
+ */
 static void cma_attach_done(struct rdma_id_private *id_priv)
 {
 	rdma_restrack_add(&id_priv->res);

@@ -203,11 +203,19 @@ static void cma_work_handler(struct work_struct *work)
 {
 	struct rdma_id_private *id_priv =
 		container_of(work, struct rdma_id_private, work);
+	enum rdma_cm_state old = id_priv->work_old, new = id_priv->work_new;
+	struct rdma_cm_event ev = id_priv->work_event;
 
+	/*
+	 * Copied before the state moves: the next step's event may be
+	 * queued as soon as it has (the consumer resolving the route from
+	 * this handler, an SA answer), and rewrites these fields while the
+	 * handler still reads its event.
+	 */
 	mutex_lock(&id_priv->handler_mutex);
-	if (!cma_comp_exch(id_priv, id_priv->work_old, id_priv->work_new))
+	if (!cma_comp_exch(id_priv, old, new))
 		goto out_unlock;
-	if (cma_deliver(id_priv, &id_priv->work_event)) {
+	if (cma_deliver(id_priv, &ev)) {
 		cma_id_put(id_priv);	/* the work's; the id's own remains */
 		cma_destroy_handler_locked(id_priv);
 		return;
@@ -220,7 +228,9 @@ out_unlock:
 /*
  * Deliver @ev from process context after the state moves from @old to @new.
  * At most one such event is outstanding per id: it is only used for steps
- * the consumer starts one at a time (route resolution).
+ * the consumer starts one at a time (AF_IB address and route resolution),
+ * and the next is queued only once the state has moved, maybe while the
+ * previous event's handler still runs (cma_work_handler() copies first).
  */
 void cma_queue_event(struct rdma_id_private *id_priv,
 		     enum rdma_cm_state old, enum rdma_cm_state new,
@@ -241,10 +251,14 @@ static void cma_release(struct rdma_id_private *id_priv,
 	if (old_state == RDMA_CM_LISTEN)
 		cma_cancel_listens(id_priv);
 	cma_mc_leave_all(id_priv);
-	/* An SA path query in flight: its callback drops its reference. */
-	if (old_state == RDMA_CM_ROUTE_QUERY && id_priv->id.device &&
-	    rdma_cap_ib_sa(id_priv->id.device, id_priv->id.port_num))
-		cma_ib_cancel_route(id_priv);
+	/*
+	 * A path query in flight (its waiter holds a reference), whatever
+	 * the state: DEVICE_REMOVAL may have replaced ROUTE_QUERY, and the
+	 * removal waits for this destroy, which would otherwise wait for the
+	 * SA's answer or the route timeout the consumer chose. A no-op for
+	 * an id that waits for none (path_cache.c reads under its lock).
+	 */
+	cma_ib_cancel_route(id_priv);
 
 	/* Not from a handler of that cm_id: both calls wait for them. */
 	if (cma_has_ib_cm(id_priv))

@@ -16,7 +16,24 @@ MODULE_DESCRIPTION("openrdma-cm: transport-neutral RDMA connection manager");
 MODULE_LICENSE("GPL");
 MODULE_VERSION("0.1");
 
-/* Devices, their id lists and the wildcard listeners; see cma_priv.h. */
+/*
+ * Devices, their id lists and the wildcard listeners; see cma_priv.h.
+ *
+ * Lock order (in-tree's "deadlock via create_listen" class): a driver's
+ * iw_create_listen, iw_cm's iwpm mapping (which waits for iwpmd) and
+ * ib_cm_insert_listen() run under cma_lock (cma_listen_on_dev(), from
+ * rdma_listen() and cma_add_one()), so cma_lock is taken after
+ * handler_mutex (cma_addr_done(), consumer calls from handlers) and after
+ * ib_core's device and client locks, and never under RTNL: the netdevice
+ * and address notifiers take only cma_track_lock and defer to a work. Under
+ * cma_lock nothing takes a handler_mutex, waits for a handler or destroys
+ * an id that may have one: a child refused by its device, a child of a
+ * stopping listener or of a device going away is unlinked under cma_lock
+ * and destroyed after it is dropped (cma_destroy_doomed(),
+ * cma_cancel_listens(), cma_remove_one()), as ib_cm's handler
+ * (cma_ib_child()) takes cma_lock. The cm_id of a listen that failed,
+ * destroyed under it, never had a handler to wait for.
+ */
 DEFINE_MUTEX(cma_lock);
 struct workqueue_struct *cma_wq;
 

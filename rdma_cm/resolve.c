@@ -187,6 +187,19 @@ static void cma_addr_done(struct cma_addr_req *req, int status)
 	kfree(cma_take_addr_req(id_priv));
 
 	mutex_lock(&id_priv->handler_mutex);
+	/*
+	 * The state first, as for every event: rdma_destroy_id() and
+	 * DEVICE_REMOVAL move the id out of ADDR_QUERY under handler_mutex,
+	 * and cma_release() then takes it off its device's list and the
+	 * tracking index and drops its own reference. A device bound after
+	 * that (we may have claimed the request just before destroy came)
+	 * would put a dying id back on both: cma_remove_one() and the
+	 * notifiers would take references on it after it is freed (in-tree:
+	 * syzbot's use-after-free in addr_handler). Held in ADDR_QUERY, the
+	 * id cannot start its release until we unlock.
+	 */
+	if (cma_state(id_priv) != RDMA_CM_ADDR_QUERY)
+		goto out_unlock;
 	if (!status)
 		status = cma_acquire_dev_by_addr(id_priv);
 	if (!status && !rdma_cap_iw_cm(id_priv->id.device,

@@ -871,6 +871,67 @@ static void cmk_test_afib_iwarp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n_ev(c, RDMA_CM_EVENT_ADDR_RESOLVED), 0);
 }
 
+/* Wait (2 s at most) until @id_priv holds no reference but its own. */
+static bool cmk_wait_own_ref(struct rdma_id_private *id_priv)
+{
+	int i;
+
+	for (i = 0; i < 100 && refcount_read(&id_priv->refcount) > 1; i++)
+		msleep(20);
+	return refcount_read(&id_priv->refcount) == 1;
+}
+
+/*
+ * The address handler racing with destroy (syzbot's use-after-free in
+ * in-tree's addr_handler): the resolution completed and its handler
+ * claimed the request, then rdma_destroy_id() marked the id DESTROYING
+ * under handler_mutex before the handler got it. The handler must leave
+ * the id alone: no event, and no device bound, which would put the dying
+ * id back on the device's list and in the tracking index after
+ * cma_release() took it off both. The test holds handler_mutex to stop
+ * the handler at that point, and plays destroy's first half itself.
+ */
+static void cmk_test_addr_done_vs_destroy(struct kunit *test)
+{
+	struct cmk_consumer *c = cmk_consumer(test);
+	struct rdma_id_private *id_priv;
+	struct sockaddr_in dst;
+	struct rdma_cm_id *id;
+	unsigned long flags;
+	int i;
+
+	mock_register(test, init_net.loopback_dev);
+	id = cmk_create(test, c);
+	id_priv = to_id_priv(id);
+	set_sin(&dst, htonl(INADDR_LOOPBACK), cmk_port());
+
+	rdma_lock_handler(id);
+	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 2000)) {
+		rdma_unlock_handler(id);
+		KUNIT_FAIL_AND_ABORT(test, "rdma_resolve_addr");
+	}
+	/* The handler claims the request, then waits for handler_mutex. */
+	for (i = 0; i < 100 && atomic_read(&id_priv->addr_busy); i++)
+		msleep(20);
+	if (atomic_read(&id_priv->addr_busy)) {
+		rdma_unlock_handler(id);
+		KUNIT_FAIL_AND_ABORT(test, "the resolution did not complete");
+	}
+	spin_lock_irqsave(&id_priv->lock, flags);
+	WRITE_ONCE(id_priv->state, RDMA_CM_DESTROYING);
+	spin_unlock_irqrestore(&id_priv->lock, flags);
+	rdma_unlock_handler(id);
+
+	/* The handler ran and dropped the request's reference. */
+	KUNIT_EXPECT_TRUE(test, cmk_wait_own_ref(id_priv));
+	KUNIT_EXPECT_NULL(test, id->device);
+	KUNIT_EXPECT_NULL(test, id_priv->cma_dev);
+	KUNIT_EXPECT_EQ(test, n_ev(c, RDMA_CM_EVENT_ADDR_RESOLVED), 0);
+	KUNIT_EXPECT_EQ(test, n_ev(c, RDMA_CM_EVENT_ADDR_ERROR), 0);
+	KUNIT_EXPECT_EQ(test, cma_state(id_priv), RDMA_CM_DESTROYING);
+	/* The test's cleanup action destroys it (from DESTROYING). */
+}
+
 static struct kunit_case cma_dev_cases[] = {
 	KUNIT_CASE_PARAM(cmk_test_removal, removal_gen_params),
 	KUNIT_CASE(cmk_test_loopback_first_active),
@@ -881,6 +942,7 @@ static struct kunit_case cma_dev_cases[] = {
 	KUNIT_CASE_PARAM(cmk_test_req_destroys_self, self_destroy_gen_params),
 	KUNIT_CASE(cmk_test_attach_live),
 	KUNIT_CASE(cmk_test_afib_iwarp),
+	KUNIT_CASE(cmk_test_addr_done_vs_destroy),
 	{}
 };
 

@@ -13,6 +13,10 @@
  *   query is in flight (its waiters still get the answer; it is not kept);
  * - an error answer reaches every waiter as ROUTE_ERROR and is not kept;
  * - a waiter that stops (the id's destroy) gets nothing, the others do;
+ * - so does one whose id got DEVICE_REMOVAL first: its destroy does not
+ *   wait for the answer;
+ * - an event queued for the next step while the handler of the previous
+ *   one still runs does not change the event that handler reads;
  * - a query that cannot start fails its caller without an event and the
  *   ids that waited on it with ROUTE_ERROR;
  * - a lifetime of 0 is no cache: every resolution queries;
@@ -21,7 +25,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 
@@ -270,6 +276,132 @@ static void pc_cancel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&gone->resolved), 0);
 }
 
+/* rdma_destroy_id() in a kthread, so that a destroy that waits cannot hang. */
+struct pc_destroy_call {
+	struct rdma_cm_id	*id;
+	struct completion	done;
+};
+
+static int pc_destroy_fn(void *data)
+{
+	struct pc_destroy_call *d = data;
+
+	rdma_destroy_id(d->id);
+	complete(&d->done);
+	return 0;
+}
+
+/*
+ * DEVICE_REMOVAL came while the id waited for its path, and the consumer
+ * destroys it (rdma_ucm, from its close work): the destroy stops waiting
+ * on the query as from ROUTE_QUERY. Waiting for the SA's answer or the
+ * route timeout would hold the device's removal that long.
+ */
+static void pc_removal_destroy(struct kunit *test)
+{
+	struct pc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct rdma_id_private *a = pc_id(test, c);
+	struct pc_destroy_call *d;
+	struct task_struct *t;
+	bool done;
+
+	KUNIT_ASSERT_EQ(test, pc_resolve(a, 2), 0);
+	KUNIT_ASSERT_NOT_NULL(test, a->query);
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	d->id = &a->id;
+	init_completion(&d->done);
+
+	/* As cma_send_device_removal() leaves it; no real device behind. */
+	WRITE_ONCE(a->state, RDMA_CM_DEVICE_REMOVAL);
+	a->id.device = NULL;
+	kunit_remove_action(test, pc_destroy, a);
+	t = kthread_run(pc_destroy_fn, d, "pc_destroy");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	done = wait_for_completion_timeout(&d->done, 2 * HZ);
+	if (!done) {
+		/* Let the destroy finish: answer the query it waits for. */
+		pc_answer(0, 0, 7);
+		wait_for_completion(&d->done);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, done, "the destroy waited for the SA");
+	if (done)
+		pc_answer(0, 0, 7);	/* to no waiter: nothing delivered */
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->resolved) +
+			atomic_read(&c->errors), 0);
+}
+
+/* A handler that waits in its first call, then notes what its event says. */
+struct pc_slow {
+	struct completion	entered, go;
+	atomic_t		calls;
+	enum rdma_cm_event_type	first, first_later, second;
+};
+
+static int pc_slow_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct pc_slow *s = id->context;
+
+	if (atomic_read(&s->calls) == 0) {
+		s->first = ev->event;
+		complete(&s->entered);
+		/* Bounded: a test that gave up must not hang cma_wq. */
+		wait_for_completion_timeout(&s->go, 5 * HZ);
+		s->first_later = ev->event;
+	} else {
+		s->second = ev->event;
+	}
+	atomic_inc(&s->calls);
+	return 0;
+}
+
+/*
+ * The next step's event is queued while the handler of the previous one
+ * runs (as when a consumer resolves the route from its AF_IB
+ * ADDR_RESOLVED handler and the path is cached): the running handler's
+ * event must not change under it, and the next one still comes.
+ */
+static void pc_event_stable(struct kunit *test)
+{
+	struct pc_slow *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct rdma_id_private *a;
+	struct rdma_cm_id *id;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	init_completion(&s->entered);
+	init_completion(&s->go);
+	id = rdma_create_id(&init_net, pc_slow_handler, s, RDMA_PS_UDP,
+			    IB_QPT_UD);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	a = to_id_priv(id);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, pc_destroy, a));
+	id->route.path_rec = kzalloc(sizeof(*id->route.path_rec), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, id->route.path_rec);
+	id->device = pc_dev(test);
+	id->port_num = 1;
+	WRITE_ONCE(a->state, RDMA_CM_ROUTE_QUERY);
+
+	/* ROUTE_RESOLVED, from cma_wq: its handler waits. */
+	KUNIT_ASSERT_EQ(test, pc_resolve(a, 2), 0);
+	pc_answer(0, 0, 7);
+	if (!wait_for_completion_timeout(&s->entered, 2 * HZ)) {
+		complete(&s->go);
+		KUNIT_FAIL_AND_ABORT(test, "no ROUTE_RESOLVED");
+	}
+	/* Meanwhile the next step starts, and fails: ROUTE_ERROR. */
+	WRITE_ONCE(a->state, RDMA_CM_ROUTE_QUERY);
+	KUNIT_EXPECT_EQ(test, pc_resolve(a, 3), 0);
+	pc_answer(1, -ETIMEDOUT, 0);
+	complete(&s->go);
+
+	pc_wait(test, &s->calls, 2);
+	KUNIT_EXPECT_EQ(test, s->first, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	KUNIT_EXPECT_EQ(test, s->first_later, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	KUNIT_EXPECT_EQ(test, s->second, RDMA_CM_EVENT_ROUTE_ERROR);
+}
+
 /* Not started: the caller's error, the waiters' ROUTE_ERROR. */
 static void pc_start_fails(struct kunit *test)
 {
@@ -323,6 +455,8 @@ static struct kunit_case cma_pc_cases[] = {
 	KUNIT_CASE(pc_invalidate),
 	KUNIT_CASE(pc_error),
 	KUNIT_CASE(pc_cancel),
+	KUNIT_CASE(pc_removal_destroy),
+	KUNIT_CASE(pc_event_stable),
 	KUNIT_CASE(pc_start_fails),
 	KUNIT_CASE(pc_ttl),
 	{}
