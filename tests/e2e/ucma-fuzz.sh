@@ -14,7 +14,13 @@
 # Both stacks. The stock run leaves out one pattern: an id joining a group
 # it has joined already (-1), which ends in a use-after-free in the in-tree
 # CM (tests/e2e/softib-mc-leave.sh, tests/parity/deviations) and would end
-# the stock VM; our run keeps it.
+# the stock VM; our run keeps it. The in-tree CM's result is reported beside
+# ours: where it fails a seed (seen 2026-11-28: seed 3, one thread stuck in
+# a command for the whole 90 s deadline, no splat), the stock run says so
+# and ends as a skip, never as a pass; on our stack every failure fails.
+#
+# Figures (2026-11-28, loaded machine): 3 seeds in about 150 s of 600 ops a
+# thread; 400 ops now.
 # orcm-timeout: 300
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
@@ -25,7 +31,7 @@ PROG=$ORCM_REPO/build/progs/ucma_fuzz
 command -v setpriv >/dev/null || fail "no setpriv (util-linux)"
 setup_rxe_pair
 
-OPS=${ORCM_UCMA_FUZZ_OPS:-600}
+OPS=${ORCM_UCMA_FUZZ_OPS:-400}
 extra=()
 [ "${ORCM_STACK:-}" != stock ] || extra=(-1)
 for seed in 1 2 3; do
@@ -34,8 +40,11 @@ for seed in 1 2 3; do
 	rc=0
 	run_to "/tmp/ucma-fuzz-$seed.log" 90 setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps=-all --bounding-set=-all "$PROG" "${args[@]}" || rc=$?
-	[ "$rc" -eq 0 ] ||
-		fail "seed $seed: ucma_fuzz exit status $rc (3 or 124: a hang); reproduce: setpriv --reuid=65534 --regid=65534 --clear-groups $PROG ${args[*]}"
+	if [ "$rc" -ne 0 ]; then
+		why="seed $seed: ucma_fuzz exit status $rc (3 or 124: a hang); reproduce: setpriv --reuid=65534 --regid=65534 --clear-groups $PROG ${args[*]}"
+		[ "${ORCM_STACK:-}" != stock ] || skip "the in-tree CM failed the fuzzer: $why"
+		fail "$why"
+	fi
 	grep -q "^ops $((OPS * 4)) of $((OPS * 4))," "/tmp/ucma-fuzz-$seed.log" ||
 		fail "seed $seed: not every op ran"
 	for ((i = 0; i < 200; i++)); do cm_ids_empty && break; sleep 0.1; done

@@ -384,7 +384,7 @@ static int chain(struct thread *th)
 	int fd, ret, stage = 0;
 	uint32_t id;
 
-	fd = open("/dev/infiniband/rdma_cm", O_RDWR | O_CLOEXEC);
+	fd = open("/dev/infiniband/rdma_cm", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	ret = create_id(fd, RDMA_PS_TCP, IBV_QPT_RC, &id);
