@@ -497,7 +497,12 @@ static int softib_rc_ackq_find(struct rvt_qp *qp, u8 opcode, u32 psn)
 	int idx = qp->r_head_ack_queue;
 	u32 first;
 
-	for (i = 0; i < n; i++) {
+	/*
+	 * Not the slot at r_head itself: it is the next to be filled, and
+	 * rewinding s_tail to it would leave nothing to answer (and its
+	 * entry, given an MR reference, holding it unanswered).
+	 */
+	for (i = 0; i + 1 < n; i++) {
 		struct rvt_ack_entry *e;
 
 		if (--idx < 0)

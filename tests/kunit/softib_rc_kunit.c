@@ -495,6 +495,7 @@ static void sibrc_last_wqe(struct kunit *test)
 
 	t->sdev->rdi.driver_f.notify_error_qp = sibrc_noop_qp;
 	t->sdev->rdi.driver_f.schedule_send = sibrc_noop_sched;
+	t->qp->r_rq.kwq = NULL;		/* on an SRQ: no receive queue */
 	t->qp->ibqp.event_handler = sibrc_event;
 	t->qp->ibqp.qp_context = &e;
 	for (i = 0; i < 2; i++) {
