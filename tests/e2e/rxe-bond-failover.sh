@@ -79,8 +79,11 @@ wait_for 5 "the server's two ADDR_CHANGE" two_changes
 # Back to the ids' own MAC: nothing more (in-tree compares with it).
 failover vBa1
 sleep 0.5
-wait_pid "$server" "$STEP" || true
+rc=0
+wait_pid "$server" "$STEP" || rc=$?
 show /tmp/bond-server.log
+# -n 0: it serves until its deadline (-T), then exits 0; a failed call is 1.
+[ "$rc" -eq 0 ] || fail "server exit status $rc, want 0 (served until its deadline)"
 n=$(grep -c '^event ADDR_CHANGE ' /tmp/bond-server.log || true)
 [ "$n" -eq 2 ] || fail "server: $n ADDR_CHANGE events, want 2 (listener, connection)"
 wait_for 10 "no CM id left" cm_ids_empty
@@ -88,7 +91,14 @@ say "ok: bond failover with a new MAC: ADDR_CHANGE to the client, the listener a
 
 # fail_over_mac none: the bond keeps its MAC; no ADDR_CHANGE. (The client's
 # disconnect after such a failover is not answered in this loopback setup,
-# so the client's hold, not its disconnect, is what is checked.)
+# on either stack, so the client's hold, not its disconnect, is what is
+# checked.) The client: its hold of 1.5 s ends with no event (an event would
+# end it with "result EVENT", exit 1), then its disconnect waits for
+# DISCONNECTED until its deadline: exit 3 after "result deadline", its
+# events ADDR_RESOLVED, ROUTE_RESOLVED, ESTABLISHED and nothing else (or
+# exit 0 with DISCONNECTED, should the disconnect be answered). The server:
+# exit 0 at its deadline, the connection ESTABLISHED (and DISCONNECTED if
+# the client's was), no other event, no failed call.
 setup_bond none
 cmprobe_server bond-none-server -b "$BADDR" -p $PORT -n 0 -T 4
 server=$SERVER
@@ -96,10 +106,32 @@ bg /tmp/bond-none-client.log "$CMPROBE" -c -a "$BADDR" -p $PORT -H 1500 -T 3
 client=$LAST_PID
 wait_for 10 "the client ESTABLISHED" established bond-none-client
 failover vBa2
-wait_pid "$client" "$STEP" || true
-wait_pid "$server" "$STEP" || true
+crc=0 src=0
+wait_pid "$client" "$STEP" || crc=$?
+wait_pid "$server" "$STEP" || src=$?
 show /tmp/bond-none-client.log
 show /tmp/bond-none-server.log
 ! grep -q 'ADDR_CHANGE' /tmp/bond-none-client.log /tmp/bond-none-server.log ||
 	fail "ADDR_CHANGE although the bond kept its MAC"
-say "ok: bond failover keeping the MAC: no event"
+# events LOG: the CM events a cmprobe printed, one line.
+events() { awk '$1 == "event" { printf "%s%s", sep, $2; sep = " " }' "$1"; }
+ev=$(events /tmp/bond-none-client.log)
+case $crc in
+3)
+	want_ev="ADDR_RESOLVED ROUTE_RESOLVED ESTABLISHED" want_res="result deadline"
+	want_sev="CONNECT_REQUEST ESTABLISHED"
+	;;
+0)
+	want_ev="ADDR_RESOLVED ROUTE_RESOLVED ESTABLISHED DISCONNECTED" want_res="result ESTABLISHED status 0"
+	want_sev="CONNECT_REQUEST ESTABLISHED DISCONNECTED"
+	;;
+*) fail "client exit status $crc, want 3 (its hold ended without an event, its disconnect unanswered) or 0" ;;
+esac
+[ "$ev" = "$want_ev" ] || fail "client (exit status $crc): events '$ev', want '$want_ev'"
+[ "$(grep '^result ' /tmp/bond-none-client.log | tail -n 1)" = "$want_res" ] ||
+	fail "client (exit status $crc): no final line '$want_res'"
+[ "$src" -eq 0 ] || fail "server exit status $src, want 0 (served until its deadline)"
+ev=$(events /tmp/bond-none-server.log)
+[ "$ev" = "$want_sev" ] || fail "server: events '$ev', want '$want_sev'"
+! grep -q '^error ' /tmp/bond-none-server.log || fail "server: a call failed"
+say "ok: bond failover keeping the MAC: no event (client exit status $crc, server 0)"

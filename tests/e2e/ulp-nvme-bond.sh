@@ -105,8 +105,13 @@ head -c $((1 << 20)) /dev/urandom >/tmp/nvme-bond.dat
 write_at /tmp/nvme-bond.dat "$NVME_BLK" 0
 want=$(sum_at /tmp/nvme-bond.dat 0 $((1 << 20)))
 
+# Our ib_cm's counters (debugfs): the test runs on ours only, where the
+# file and its gid_doomed counter must exist (a missing one is a failure,
+# not a check skipped).
+IBCM_COUNTERS=/sys/kernel/debug/ib_cm/counters
+[ -r "$IBCM_COUNTERS" ] || fail "no $IBCM_COUNTERS on our stack"
 DOOM0=$(ibcm_counter gid_doomed)
-DOOM0=${DOOM0:-0}
+[ -n "$DOOM0" ] || fail "$IBCM_COUNTERS has no gid_doomed counter"
 mac=$(cat "/sys/class/net/$T_IF/address")
 ip link set "$T_IF" type bond active_slave vNa2
 [ "$(cat "/sys/class/net/$T_IF/address")" != "$mac" ] ||
@@ -129,14 +134,14 @@ if ! reconnected; then
 	fail "$NVME_CTRL did not reconnect within 20 s of the failover"
 fi
 dmesg | grep -E 'nvme|nvmet' | tail -n 8 | sed 's/^/  [dmesg] /'
-if [ -r /sys/kernel/debug/ib_cm/counters ]; then
-	say "ib_cm (ours): $(grep -E '^(tx_err|tx_stale_cancelled|timeout|gid_doomed) ' \
-		/sys/kernel/debug/ib_cm/counters | tr '\n' ' ')"
-	# The failover's NETDEV_CHANGEADDR marked the bond's GID entries
-	# before ib_core deleted them (ib_cm/gid_doom.c).
-	[ "$(ibcm_counter gid_doomed)" -gt "$DOOM0" ] ||
-		fail "ib_cm marked no GID entry of $T_IF doomed on the failover"
-fi
+[ -r "$IBCM_COUNTERS" ] || fail "$IBCM_COUNTERS is gone after the failover"
+say "ib_cm (ours): $(grep -E '^(tx_err|tx_stale_cancelled|timeout|gid_doomed) ' \
+	"$IBCM_COUNTERS" | tr '\n' ' ')"
+# The failover's NETDEV_CHANGEADDR marked the bond's GID entries before
+# ib_core deleted them (ib_cm/gid_doom.c).
+doom=$(ibcm_counter gid_doomed)
+[ "${doom:-0}" -gt "$DOOM0" ] ||
+	fail "ib_cm marked no GID entry of $T_IF doomed on the failover (gid_doomed ${doom:-missing}, $DOOM0 before)"
 [ "$(gsi_state)" = "state RTS" ] ||
 	fail "QP1 is not RTS after the failover: $(gsi_state)"
 got=$(sum_at "$NVME_BLK" 0 $((1 << 20)) direct)

@@ -68,12 +68,73 @@ neigh_fresh() {
 # last_words LOG: the last non-empty line of LOG, for a failure's reason.
 last_words() { grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | cut -c1-160; }
 
+# lines_in_order LOG LINE...: every LINE is a whole line of LOG, in this
+# order; else prints the first one missing and returns 1.
+lines_in_order() {
+	local log=$1
+	shift
+	awk 'BEGIN { for (i = 1; i < ARGC; i++) want[i] = ARGV[i]; n = ARGC - 1; ARGC = 1; k = 1 }
+		k <= n && $0 == want[k] { k++ }
+		END { if (k <= n) { print "no line \"" want[k] "\" (or not in order)"; exit 1 } }' \
+		"$@" <"$log"
+}
+
+# The checks of pair_case: CHECK server|client LOG returns 0 when the
+# output in LOG shows the program did all it was asked to, else prints why.
+# ucmatose and udaddy print "test complete" whatever happened (their main
+# prints it after the run, failed or not) and print no line per
+# connection: what they do print is a line per phase, reached only once
+# every connection asked for (-c) is ESTABLISHED (RC) or resolved (UD) and
+# its messages (-C) have completed, and a line for each connection that
+# failed ("event: ..., error: N", "failing connection request", a failed
+# call). So: every phase line in order, "return status 0" (their exit
+# status is the same int, truncated), and no failure line. (Neither checks
+# the status of its work completions nor the data it receives: rping -V
+# does, see rping_ok.)
+cmatose_ok() {
+	local why
+	if [ "$1" = server ]; then
+		why=$(lines_in_order "$2" "cmatose: starting server" "initiating data transfers" \
+			"completing sends" "receiving data transfers" "data transfers complete" \
+			"cmatose: disconnecting" "disconnected" "test complete" "return status 0")
+	else
+		why=$(lines_in_order "$2" "cmatose: starting client" "cmatose: connecting" \
+			"receiving data transfers" "sending replies" "data transfers complete" \
+			"test complete" "return status 0")
+	fi || { echo "$why"; return 1; }
+	no_failure_line cmatose "$2"
+}
+udaddy_ok() {
+	local why
+	if [ "$1" = server ]; then
+		why=$(lines_in_order "$2" "udaddy: starting server" "receiving data transfers" \
+			"sending replies" "data transfers complete" "test complete" "return status 0")
+	else
+		why=$(lines_in_order "$2" "udaddy: starting client" "udaddy: connecting" \
+			"initiating data transfers" "receiving data transfers" "data transfers complete" \
+			"test complete" "return status 0")
+	fi || { echo "$why"; return 1; }
+	no_failure_line udaddy "$2"
+}
+# no_failure_line PROG LOG: none of the lines PROG prints for a failed
+# connection, call or transfer.
+no_failure_line() {
+	local bad
+	bad=$(grep -E "^$1: (event: |failing |failure|unable |failed |.* failed)|^failed |verification failed|^No RDMA devices" "$2" | head -n 1)
+	[ -z "$bad" ] || { echo "failure line: $bad"; return 1; }
+}
+# rping_ok ROLE LOG: the third of rping -V -C 3's verified pings arrived.
+rping_ok() {
+	grep -q 'ping data: rdma-ping-2' "$2" || { echo "no line 'ping data: rdma-ping-2'"; return 1; }
+}
+
 # pair_case NAME SERVER_ROLE PORT CHECK SERVER_CMD... -- CLIENT_CMD...: the
 # server half runs SERVER_CMD in the VM with role SERVER_ROLE, waits for its
 # listener on PORT, and the other VM runs CLIENT_CMD; both must exit 0, and
-# CHECK (a grep pattern) must be found in the output of both.
+# CHECK (cmatose_ok, udaddy_ok or rping_ok, above) must pass on the output
+# of both.
 pair_case() {
-	local name=$1 srole=$2 port=$3 check=$4 scmd=() ccmd=() rc=0 pid
+	local name=$1 srole=$2 port=$3 check=$4 scmd=() ccmd=() rc=0 pid why
 	shift 4
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do scmd+=("$1"); shift; done
 	shift
@@ -87,7 +148,8 @@ pair_case() {
 		show "/tmp/$name-server.log"
 		[ "$rc" -eq 0 ] ||
 			fail "$name: server ($ORCM_STACK) exit status $rc: $(last_words "/tmp/$name-server.log")"
-		grep -q -- "$check" "/tmp/$name-server.log" || fail "$name: server output lacks '$check'"
+		why=$("$check" server "/tmp/$name-server.log") ||
+			fail "$name: server ($ORCM_STACK): $why"
 	else
 		barrier "$name-listen"
 		# The neighbour afresh: the setup's ping may be a minute old, its
@@ -96,7 +158,8 @@ pair_case() {
 		run_to "/tmp/$name-client.log" "$STEP" "${ccmd[@]}" || rc=$?
 		[ "$rc" -eq 0 ] ||
 			fail "$name: client ($ORCM_STACK) exit status $rc: $(last_words "/tmp/$name-client.log")"
-		grep -q -- "$check" "/tmp/$name-client.log" || fail "$name: client output lacks '$check'"
+		why=$("$check" client "/tmp/$name-client.log") ||
+			fail "$name: client ($ORCM_STACK): $why"
 	fi
 	wait_for 10 "$name: no CM id left" cm_ids_empty
 	barrier "$name-done"

@@ -7,6 +7,6 @@
 setup_link
 for s in a b; do
 	if [ "$s" = a ]; then srv=198.18.6.1; else srv=198.18.6.2; fi
-	pair_case "ucmatose-$s" "$s" 7310 'test complete' \
+	pair_case "ucmatose-$s" "$s" 7310 cmatose_ok \
 		ucmatose -b "$srv" -p 7310 -c 4 -C 10 -- ucmatose -s "$srv" -p 7310 -c 4 -C 10
 done

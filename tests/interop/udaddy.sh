@@ -7,6 +7,6 @@
 setup_link
 for s in a b; do
 	if [ "$s" = a ]; then srv=198.18.6.1; else srv=198.18.6.2; fi
-	pair_case "udaddy-$s" "$s" 7174 'test complete' \
+	pair_case "udaddy-$s" "$s" 7174 udaddy_ok \
 		udaddy -b "$srv" -c 2 -C 10 -- udaddy -s "$srv" -c 2 -C 10
 done

@@ -51,9 +51,9 @@ say "IPoIB: $IPOIB $LADDR, peer $(ip neigh show "$PADDR" dev "$IPOIB")"
 
 for s in a b; do
 	if [ "$s" = a ]; then srv=198.18.7.1; else srv=198.18.7.2; fi
-	pair_case "ib-rping-$s" "$s" 7350 'ping data: rdma-ping-2' \
+	pair_case "ib-rping-$s" "$s" 7350 rping_ok \
 		rping -s -v -V -a "$srv" -p 7350 -C 3 -- rping -c -v -V -a "$srv" -p 7350 -C 3
-	pair_case "ib-ucmatose-$s" "$s" 7351 'test complete' \
+	pair_case "ib-ucmatose-$s" "$s" 7351 cmatose_ok \
 		ucmatose -b "$srv" -p 7351 -c 4 -C 10 -- ucmatose -s "$srv" -p 7351 -c 4 -C 10
 done
 barrier end

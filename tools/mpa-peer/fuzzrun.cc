@@ -217,9 +217,13 @@ peer::Result finish(const peer::Options &o, Book &b, Clock::time_point t0)
 	double secs = net::secs_since(t0);
 	std::fputs(s.report(o.seed, secs).c_str(), stdout);
 	peer::Result res;
-	res.outcome = s.findings ? "findings" : "fuzzed";
-	res.detail = fmt("%u inputs, %zu paths, %u findings, seed 0x%llx", s.inputs, s.paths.size(),
-			 s.findings, static_cast<unsigned long long>(o.seed));
+	// Fewer inputs than --count (fuzz-listen: clients that never came
+	// within -t) is no fuzz run: "short", whatever the inputs found.
+	res.outcome = s.findings ? "findings" : static_cast<long>(s.inputs) < o.count ? "short"
+						       : "fuzzed";
+	res.detail = fmt("%u inputs of %d asked, %zu paths, %u findings, seed 0x%llx", s.inputs,
+			 o.count, s.paths.size(), s.findings,
+			 static_cast<unsigned long long>(o.seed));
 	res.secs = secs;
 	return res;
 }

@@ -6,7 +6,9 @@
 //                RDMA client with mutated replies (and FPDUs after them).
 // Each input waits --wait ms at most for the listener's answer. Findings
 // (the listener refused a connection, or answered with a reply or an FPDU
-// that breaks MPA) make the outcome "findings", else it is "fuzzed".
+// that breaks MPA) make the outcome "findings"; fewer inputs than --count
+// (fuzz-listen: clients that did not come within -t) make it "short"; else
+// it is "fuzzed".
 #pragma once
 
 #include <map>

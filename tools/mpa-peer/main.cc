@@ -51,9 +51,11 @@
 // (reply with the R bit, then the listener closed), reject-open (R bit, not
 // closed by -t), close (FIN without a reply), rst, timeout, refused (TCP
 // connect failed), terminate (TERMINATE received), bad-reply (a reply that
-// breaks MPA), bound, eaddrinuse. fuzz, fuzz-listen: fuzzed (no finding),
-// findings (a refused connect, or a reply or FPDU that breaks MPA), after
-// the figures (inputs, distinct outcomes, seed) and a line per finding. idle: close (every connection ended by -t),
+// breaks MPA), bound, eaddrinuse. fuzz, fuzz-listen: fuzzed (--count inputs,
+// no finding), findings (a refused connect, or a reply or FPDU that breaks
+// MPA), short (no finding, but fewer than --count inputs: fuzz-listen's
+// clients did not all come within -t), after the figures (inputs, distinct
+// outcomes, seed) and a line per finding. idle: close (every connection ended by -t),
 // open (some still open); --min-fast N asks that at least N connections were
 // refused or closed within --fast ms (default 1000) of their connect.
 //

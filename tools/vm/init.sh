@@ -291,6 +291,24 @@ if [ "${ORCM_KUNIT:-0}" = 1 ]; then
 fi
 
 # ---- end-to-end scripts: each one is a test, exit 0 = pass -------------------
+# stack_after NAME: after test NAME (or "kunit"), the loaded CM modules must
+# still be the stack the run is about (tools/vm/stack.bash: build id, and
+# srcversion for ours): a script that swaps modules (parity.sh,
+# ibcm-stock-rdmacm.sh) and fails to restore them must not leave every later
+# test running on the wrong stack. A marker STACK-MISMATCH fails that test
+# (tools/vm/parse-log.awk), and every later one while the stack stays wrong.
+stack_after() {
+	local out rc=0 l
+	out=$(stack_check rdma_cm="$ORCM_STACK" iw_cm="$ORCM_STACK" ib_cm="$ORCM_STACK") || rc=1
+	if [ "$rc" -ne 0 ]; then
+		while IFS= read -r l; do
+			case "$l" in MISMATCH\ *) mark "STACK-MISMATCH $1 ${l#MISMATCH }" ;; esac
+		done <<<"$out"
+	else
+		mark "STACK-OK $1"
+	fi
+}
+[ -z "${ORCM_E2E:-}" ] || [ "${ORCM_KUNIT:-0}" != 1 ] || stack_after kunit
 for t in ${ORCM_E2E:-}; do
 	f=$ORCM_REPO/${ORCM_E2E_DIR:-tests/e2e}/$t.sh
 	# A script may ask for more time: a line "# orcm-timeout: SECONDS".
@@ -305,6 +323,8 @@ for t in ${ORCM_E2E:-}; do
 	# reported as not run) instead of waiting for the host's timeout.
 	bounded 60 reset_net
 	[ $? -ne 124 ] || wedged "cleaning up after $t"
+	bounded 30 stack_after "$t"
+	[ $? -ne 124 ] || wedged "checking the stack after $t"
 done
 
 # ---- unload, then look for leaks ---------------------------------------------

@@ -104,6 +104,22 @@ index(line, "@@ORCM ") > 0 {
 	else if (k == "KUNIT-END") { r = w[3]; sub(/^rc=/, "", r); krc[w[2]] = r }
 	else if (k == "E2E-BEGIN") { phase = "e2e:" w[2]; ebegun[w[2]] = 1 }
 	else if (k == "E2E-END") { r = w[3]; sub(/^rc=/, "", r); erc[w[2]] = r }
+	# tools/vm/init.sh's stack_after: the CM modules after each e2e test
+	# (and after KUnit, "kunit"). The first mismatch after a good check
+	# names the test during which the stack changed; a test that began
+	# on a wrong stack says since when.
+	else if (k == "STACK-OK") { stack_ok[w[2]] = 1; stack_bad_since = "" }
+	else if (k == "STACK-MISMATCH") {
+		why = m; sub(/^STACK-MISMATCH [^ ]+ /, "", why); sub(/ \(t=[0-9.]*\)$/, "", why)
+		if (!(w[2] in stack_bad)) {
+			if (stack_bad_since == "") {
+				stack_bad[w[2]] = "the " stack " stack changed during this test: " why
+				stack_bad_since = w[2]
+			} else
+				stack_bad[w[2]] = "ran on a stack that is not the " stack " one (changed during " stack_bad_since "): " why
+		} else
+			stack_bad[w[2]] = stack_bad[w[2]] "; " why
+	}
 	else if (k == "UNLOAD-BEGIN") phase = "vm:unload"
 	else if (k == "UNLOAD-END") { unload_rc = w[2]; sub(/^rc=/, "", unload_rc); seen["unload"] = 1 }
 	else if (k == "UNLOAD-ERROR") unload_err = unload_err " " substr(m, 14)
@@ -180,6 +196,10 @@ END {
 			if ((mod in krc) && (("kunit:" mod) in splat)) fail("kunit:" mod, "kernel splat: " splat["kunit:" mod])
 		}
 
+		# The KUnit modules must leave the stack as loaded (checked
+		# before the first e2e test).
+		if ("kunit" in stack_bad) fail("vm:stack-after-kunit", stack_bad["kunit"])
+
 		ne = split(e2e, tests, " ")
 		for (i = 1; i <= ne; i++) {
 			t = tests[i]
@@ -192,7 +212,12 @@ END {
 			else if (erc[t] == 77 && stack == "ours") fail("e2e:" t, "skipped on our stack, where every test applies: " skipwhy[t])
 			else if (erc[t] == 77) skip("e2e:" t, skipwhy[t])
 			else if (erc[t] != 0) fail("e2e:" t, "rc=" erc[t] ((t in failwhy) ? ": " failwhy[t] : ""))
+			else if (t in stack_bad) fail("e2e:" t, stack_bad[t])
+			else if (!(t in stack_ok)) fail("e2e:" t, "the stack was not checked after it (no STACK-OK)")
 			else pass("e2e:" t)
+			# A test that failed (or skipped) for its own reason and
+			# changed the stack too: both are said.
+			if ((t in stack_bad) && (t in erc) && erc[t] != 0) fail("e2e:" t, stack_bad[t])
 			if (nfail > nfail_before) show_tail(t)
 		}
 

@@ -288,7 +288,24 @@ TEST(FuzzRun, AgainstAnAcceptingListener)
 	// Requests of revision 2 get a revision 1 reply here: fine. A listener
 	// that never breaks MPA gives no finding.
 	EXPECT_EQ(r.outcome, "fuzzed") << r.detail;
-	EXPECT_NE(r.detail.find("60 inputs"), std::string::npos) << r.detail;
+	EXPECT_NE(r.detail.find("60 inputs of 60 asked"), std::string::npos) << r.detail;
+}
+
+// fuzz-listen whose clients do not come: at its deadline it has sent
+// nothing, and that is "short", never "fuzzed" (mpa-fuzz.sh expects
+// "fuzzed" of a run that answered every client it started).
+TEST(FuzzRun, ListenWithoutClientsIsShort)
+{
+	peer::Options o;
+	o.addr = "127.0.0.1";
+	o.port = 0; // any free port: no client knows it
+	ASSERT_TRUE(net::make_addr(o.addr, o.port, o.dest));
+	o.scenario = "fuzz-listen";
+	o.count = 3;
+	o.timeout_ms = 300;
+	peer::Result r = peer::run(o);
+	EXPECT_EQ(r.outcome, "short") << r.detail;
+	EXPECT_NE(r.detail.find("0 inputs of 3 asked"), std::string::npos) << r.detail;
 }
 
 } // namespace
