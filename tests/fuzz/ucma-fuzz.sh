@@ -19,7 +19,7 @@
 # a command for the whole 90 s deadline, no splat), the stock run says so
 # and ends as a skip, never as a pass; on our stack every failure fails.
 # Not in make check yet (tests/fuzz/, not tests/e2e/): on the merged tree of
-# 2026-11-28 it found a KASAN slab-use-after-free on our stack (seed 3, 400
+# 2026-11-28 (and on 577a903 before it) a KASAN slab-use-after-free on our stack (seed 3, 400
 # ops: a CONNECT_REQUEST's rdma_ucm context freed by one DESTROY_ID and read
 # again in ucma_destroy_private_ctx by another; docs/wire-fuzzing.md), and
 # the stock stack hangs a thread in two runs of three. Run it by hand:
