@@ -39,7 +39,7 @@ bench:
 PROGS := $(patsubst tests/progs/%.c,build/progs/%,$(wildcard tests/progs/*.c))
 progs: $(PROGS) build/progs/mpa-peer
 
-build/progs/%: tests/progs/%.c
+build/progs/%: tests/progs/%.c $(wildcard tests/progs/*.h)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -o $@ $< -lrdmacm -libverbs
 

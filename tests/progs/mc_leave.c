@@ -34,12 +34,7 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_cma_abi.h>
 
-#define CMD_INIT(c, op, resp_size) do {					\
-		memset(&(c), 0, sizeof(c));				\
-		(c).cmd = (op);						\
-		(c).in = sizeof(c) - sizeof(struct ucma_abi_cmd_hdr);	\
-		(c).out = (resp_size);					\
-	} while (0)
+#include "ucma_raw.h"
 
 static int fd;
 
@@ -47,23 +42,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "mc_leave: %s: %s\n", what, strerror(errno));
 	exit(2);
-}
-
-static int parse_addr(const char *s, struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *ai;
-
-	if (getaddrinfo(s, NULL, &hints, &ai))
-		return -1;
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	freeaddrinfo(ai);
-	return 0;
-}
-
-static socklen_t addr_len(const struct sockaddr_storage *ss)
-{
-	return ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-					   sizeof(struct sockaddr_in);
 }
 
 static __u32 join(__u32 id, const struct sockaddr_storage *group, __u64 uid)
@@ -75,7 +53,7 @@ static __u32 join(__u32 id, const struct sockaddr_storage *group, __u64 uid)
 	c.response = (uintptr_t)&resp;
 	c.uid = uid;
 	c.id = id;
-	c.addr_size = addr_len(group);
+	c.addr_size = ucma_addr_len(group);
 	c.join_flags = 0;	/* RDMA_MC_JOIN_FLAG_FULLMEMBER */
 	memcpy(&c.addr, group, c.addr_size);
 	if (write(fd, &c, sizeof(c)) != sizeof(c))
@@ -123,7 +101,7 @@ int main(int argc, char **argv)
 	__u32 id, mc1, mc2;
 	time_t end;
 
-	if (argc != 5 || parse_addr(argv[1], &bind_addr) || parse_addr(argv[2], &group)) {
+	if (argc != 5 || ucma_parse_addr(argv[1], &bind_addr) || ucma_parse_addr(argv[2], &group)) {
 		fprintf(stderr, "usage: mc_leave BIND_ADDR GROUP READY_FILE SECONDS\n");
 		return 2;
 	}
@@ -142,7 +120,7 @@ int main(int argc, char **argv)
 
 	CMD_INIT(bc, UCMA_CMD_BIND, 0);
 	bc.id = id;
-	bc.addr_size = addr_len(&bind_addr);
+	bc.addr_size = ucma_addr_len(&bind_addr);
 	memcpy(&bc.addr, &bind_addr, bc.addr_size);
 	if (write(fd, &bc, sizeof(bc)) != sizeof(bc))
 		die("BIND");

@@ -43,19 +43,14 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_cma_abi.h>
 
+#include "ucma_raw.h"
+
 #define NFILES		3
 #define NSLOTS		64
 #define NMC		32
 #define NADDRS		4
 #define RING		32
 #define PORT0		7471	/* ports PORT0..PORT0+3 */
-
-#define CMD_INIT(c, op, resp_size) do {					\
-		memset(&(c), 0, sizeof(c));				\
-		(c).cmd = (op);						\
-		(c).in = sizeof(c) - sizeof(struct ucma_abi_cmd_hdr);	\
-		(c).out = (resp_size);					\
-	} while (0)
 
 enum op {
 	OP_CREATE, OP_DESTROY, OP_BIND, OP_RESOLVE_IP, OP_RESOLVE_ADDR,
@@ -158,12 +153,6 @@ static int xwrite(int fd, void *cmd, size_t len)
 static int file_fd(int i)
 {
 	return __atomic_load_n(&files[i], __ATOMIC_RELAXED);
-}
-
-static socklen_t alen(const struct sockaddr_storage *ss)
-{
-	return ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-					   sizeof(struct sockaddr_in);
 }
 
 static void set_port(struct sockaddr_storage *ss, uint16_t port)
@@ -395,7 +384,7 @@ static int chain(struct thread *th)
 	CMD_INIT(ra, UCMA_CMD_RESOLVE_ADDR, 0);
 	ra.id = id;
 	ra.timeout_ms = 2000;
-	ra.dst_size = alen(&dst);
+	ra.dst_size = ucma_addr_len(&dst);
 	memcpy(&ra.dst_addr, &dst, ra.dst_size);
 	ret = xwrite(fd, &ra, sizeof(ra));
 	if (!ret)
@@ -493,7 +482,7 @@ static int do_op(struct thread *th, enum op op)
 		CMD_INIT(c, UCMA_CMD_BIND, 0);
 		a = pick_addr(th, 1);
 		c.id = id;
-		c.addr_size = below(th, 16) ? alen(&a) : below(th, 200);
+		c.addr_size = below(th, 16) ? ucma_addr_len(&a) : below(th, 200);
 		memcpy(&c.addr, &a, sizeof(a));
 		ret = xwrite(fd, &c, sizeof(c));
 		break;
@@ -516,12 +505,12 @@ static int do_op(struct thread *th, enum op op)
 		a = pick_addr(th, 0);
 		c.id = id;
 		c.timeout_ms = 100 + below(th, 1900);
-		c.dst_size = alen(&a);
+		c.dst_size = ucma_addr_len(&a);
 		memcpy(&c.dst_addr, &a, sizeof(a));
 		if (below(th, 3) == 0) {
 			struct sockaddr_storage src = pick_addr(th, 1);
 
-			c.src_size = alen(&src);
+			c.src_size = ucma_addr_len(&src);
 			memcpy(&c.src_addr, &src, sizeof(src));
 		}
 		ret = xwrite(fd, &c, sizeof(c));
@@ -556,7 +545,7 @@ static int do_op(struct thread *th, enum op op)
 			a = addrs[below(th, naddrs)];
 			set_port(&a, PORT0);
 			b.id = id;
-			b.addr_size = alen(&a);
+			b.addr_size = ucma_addr_len(&a);
 			memcpy(&b.addr, &a, sizeof(a));
 			ret = xwrite(fd, &b, sizeof(b));
 			if (ret)
@@ -681,7 +670,7 @@ static int do_op(struct thread *th, enum op op)
 			c.response = (uintptr_t)&cresp;
 			c.uid = 4;
 			c.id = id;
-			c.addr_size = below(th, 16) ? alen(&grp) : below(th, 200);
+			c.addr_size = below(th, 16) ? ucma_addr_len(&grp) : below(th, 200);
 			c.join_flags = below(th, 3);
 			memcpy(&c.addr, &grp, sizeof(grp));
 			ret = xwrite(fd, &c, sizeof(c));
@@ -813,17 +802,6 @@ static void on_deadline(int sig)
 	_exit(3);
 }
 
-static int parse_addr(const char *s, struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *ai;
-
-	if (getaddrinfo(s, NULL, &hints, &ai))
-		return -1;
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	freeaddrinfo(ai);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	unsigned long long seed = 1;
@@ -840,7 +818,7 @@ int main(int argc, char **argv)
 		case 'm': min_est = atol(optarg); break;
 		case '1': no_dup_join = 1; break;
 		case 'a':
-			if (naddrs == NADDRS || parse_addr(optarg, &addrs[naddrs])) {
+			if (naddrs == NADDRS || ucma_parse_addr(optarg, &addrs[naddrs])) {
 				fprintf(stderr, "ucma_fuzz: bad or too many -a\n");
 				return 2;
 			}
