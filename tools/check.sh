@@ -137,7 +137,7 @@ SIW0_TESTS='iwhost-siw zz-iwhost-siw-p2p softrnic-siw-rping softrnic-offload lis
 # second VM with our stack runs them in lane b (vm-ours-b), so that lane a,
 # the long pole, does not (about 12 minutes of lane a on a loaded machine,
 # 2026-11-26: lane a's VM took 59 min in a local run, lane b 46 min).
-OURS_B_TESTS='softrnic-offload-track softrnic-offload-wildcard softrnic-offload-path softrnic-tshark softib-cm ulp-nvme-bond ulp-nvme-softib ulp-srp-softib'
+OURS_B_TESTS='softrnic-offload-track softrnic-offload-wildcard softrnic-offload-path softrnic-tshark softib-cm ulp-nvme-bond ulp-nvme-softib ulp-srp-softib zz-ucma-fuzz'
 
 # lane_a / lane_b: the VM steps in two lanes that run at once (each UML VM
 # is one host process, mostly on one core; the machine has two). Lane a is

@@ -13,6 +13,19 @@
  * listeners that the other threads serve (a CONNECT_REQUEST is mostly
  * accepted), so connections come and go in the mix.
  *
+ * Two patterns are left out because they are stock rdma_ucm's own
+ * use-after-free, whatever CM is below it (tests/progs/ucma_unreported.c,
+ * docs/ucma-review.md): destroying or migrating an id rdma_ucm has made
+ * for a connect request that GET_EVENT has not reported yet, and migrating
+ * a listener whose connect requests are still queued. So DESTROY_ID and
+ * MIGRATE_ID name only ids this program learned (CREATE_ID's answer or a
+ * reported CONNECT_REQUEST) on the file that still holds them, claimed so
+ * that no other thread destroys or moves the same id meanwhile (a number
+ * freed is soon reused for the next request's id); MIGRATE_ID never moves
+ * an id LISTEN was tried on; and every op holds its own reference of the
+ * file it writes to, so that a reopen cannot free the ids under it. Every
+ * other command still takes stale and random ids.
+ *
  *   ucma_fuzz -s SEED -n OPS -t THREADS -a ADDR [-a ADDR...] [-m MIN_EST]
  *             [-1]  (never join a group the id has joined already)
  *
@@ -86,8 +99,11 @@ static const int op_weight[OP_COUNT] = {
  */
 struct slot {
 	int used, file;
+	unsigned int gen;	/* file_gen[file] when the id was learned */
 	uint32_t id;
 	uint32_t joined;	/* bit g: group g joined (for -1) */
+	int busy;		/* claimed by a DESTROY_ID or MIGRATE_ID */
+	int listener;		/* LISTEN was tried on it: never migrated */
 };
 struct join_ent {
 	int used, file, slot;
@@ -96,6 +112,7 @@ struct join_ent {
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static int files[NFILES];
+static unsigned int file_gen[NFILES];	/* bumped by each reopen */
 static struct slot slots[NSLOTS];
 static struct join_ent joins[NMC];
 static struct sockaddr_storage addrs[NADDRS + 1];	/* + one that is nobody */
@@ -145,14 +162,31 @@ static void note(struct thread *th, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int xwrite(int fd, void *cmd, size_t len)
+/*
+ * A reference of file @i (a dup: a reopen meanwhile cannot release the file
+ * and the ids on it) and its generation. Called under table_lock.
+ */
+static int file_ref_locked(int i, unsigned int *gen)
 {
-	return write(fd, cmd, len) == (ssize_t)len ? 0 : -errno;
+	if (gen)
+		*gen = file_gen[i];
+	return dup(files[i]);
 }
 
-static int file_fd(int i)
+static int file_ref(int i, unsigned int *gen)
 {
-	return __atomic_load_n(&files[i], __ATOMIC_RELAXED);
+	int fd;
+
+	pthread_mutex_lock(&table_lock);
+	fd = file_ref_locked(i, gen);
+	pthread_mutex_unlock(&table_lock);
+	return fd;
+}
+
+/* Slot @s names a live id: learned on the file that is still open. */
+static int slot_live(int s)
+{
+	return s >= 0 && slots[s].used && slots[s].gen == file_gen[slots[s].file];
 }
 
 static void set_port(struct sockaddr_storage *ss, uint16_t port)
@@ -197,14 +231,52 @@ static int pick_slot(struct thread *th, int want_free)
 	return -1;
 }
 
-static void add_slot(int file, uint32_t id)
+/*
+ * A live slot, neither claimed nor (for @migrate) a listener, claimed for
+ * the caller; -1 when none. Under table_lock.
+ */
+static int claim_slot(struct thread *th, int migrate)
+{
+	int i, start = below(th, NSLOTS);
+
+	for (i = 0; i < NSLOTS; i++) {
+		int s = (start + i) % NSLOTS;
+
+		/*
+		 * A listener is never migrated, and destroyed one time in
+		 * four it is drawn, so that the chains find listeners.
+		 */
+		if (slot_live(s) && !slots[s].busy &&
+		    !(slots[s].listener && (migrate || below(th, 4)))) {
+			slots[s].busy = 1;
+			return s;
+		}
+	}
+	return -1;
+}
+
+/* LISTEN is about to be tried on @id of @file: never migrate it. */
+static void mark_listener(int file, uint32_t id)
 {
 	int i;
 
 	pthread_mutex_lock(&table_lock);
-	for (i = 0; i < NSLOTS; i++) {
+	for (i = 0; i < NSLOTS; i++)
+		if (slots[i].used && slots[i].file == file && slots[i].id == id)
+			slots[i].listener = 1;
+	pthread_mutex_unlock(&table_lock);
+}
+
+/* @id learned on file @file of generation @gen (gone when it was reopened). */
+static void add_slot(int file, unsigned int gen, uint32_t id, int listener)
+{
+	int i;
+
+	pthread_mutex_lock(&table_lock);
+	for (i = 0; i < NSLOTS && gen == file_gen[file]; i++) {
 		if (!slots[i].used) {
-			slots[i] = (struct slot){ .used = 1, .file = file, .id = id };
+			slots[i] = (struct slot){ .used = 1, .file = file, .gen = gen,
+						  .id = id, .listener = listener };
 			break;
 		}
 	}
@@ -223,20 +295,9 @@ static int create_id(int fd, uint16_t ps, uint8_t qp_type, uint32_t *id)
 	c.response = (uintptr_t)&resp;
 	c.ps = ps;
 	c.qp_type = qp_type;
-	ret = xwrite(fd, &c, sizeof(c));
+	ret = ucma_write(fd, &c, sizeof(c));
 	*id = resp.id;
 	return ret;
-}
-
-static int destroy_id(int fd, uint32_t id)
-{
-	struct ucma_abi_destroy_id_resp resp;
-	struct ucma_abi_destroy_id c;
-
-	CMD_INIT(c, UCMA_CMD_DESTROY_ID, sizeof(resp));
-	c.response = (uintptr_t)&resp;
-	c.id = id;
-	return xwrite(fd, &c, sizeof(c));
 }
 
 static void fill_conn(struct thread *th, struct ucma_abi_conn_param *p)
@@ -288,7 +349,7 @@ static int accept_id(struct thread *th, int fd, uint32_t id, int sane)
 		c.conn_param.valid = 1;
 	}
 	c.id = id;
-	return xwrite(fd, &c, sizeof(c));
+	return ucma_write(fd, &c, sizeof(c));
 }
 
 static int reject_id(struct thread *th, int fd, uint32_t id)
@@ -299,20 +360,23 @@ static int reject_id(struct thread *th, int fd, uint32_t id)
 	c.id = id;
 	c.private_data_len = below(th, 60);
 	c.reason = below(th, 3);
-	return xwrite(fd, &c, sizeof(c));
+	return ucma_write(fd, &c, sizeof(c));
 }
 
 /* One event of @fd, if any: a CONNECT_REQUEST is mostly accepted at once. */
 static int get_event(struct thread *th, int file, struct ucma_abi_event_resp *ev)
 {
 	struct ucma_abi_get_event c;
-	int fd = file_fd(file), ret;
+	unsigned int gen;
+	int fd = file_ref(file, &gen), ret;
 
+	if (fd < 0)
+		return -errno;
 	CMD_INIT(c, UCMA_CMD_GET_EVENT, sizeof(*ev));
 	c.response = (uintptr_t)ev;
-	ret = xwrite(fd, &c, sizeof(c));
+	ret = ucma_write(fd, &c, sizeof(c));
 	if (ret)
-		return ret;
+		goto out;
 	if (ev->event == RDMA_CM_EVENT_ESTABLISHED)
 		atomic_fetch_add(&established, 1);
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
@@ -321,9 +385,11 @@ static int get_event(struct thread *th, int file, struct ucma_abi_event_resp *ev
 			accept_id(th, fd, ev->id, 1);
 		else if (below(th, 3) < 2)
 			reject_id(th, fd, ev->id);
-		add_slot(file, ev->id);
+		add_slot(file, gen, ev->id, 0);
 	}
-	return 0;
+out:
+	close(fd);
+	return ret;
 }
 
 /* Wait up to @ms for an event of @fd of kind @want (others are dropped). */
@@ -344,7 +410,7 @@ static int wait_event(int fd, unsigned int want, int ms, struct ucma_abi_event_r
 			return -ETIMEDOUT;
 		CMD_INIT(c, UCMA_CMD_GET_EVENT, sizeof(*ev));
 		c.response = (uintptr_t)ev;
-		if (xwrite(fd, &c, sizeof(c)))
+		if (ucma_write(fd, &c, sizeof(c)))
 			continue;
 		if (ev->event == want)
 			return 0;
@@ -386,7 +452,7 @@ static int chain(struct thread *th)
 	ra.timeout_ms = 2000;
 	ra.dst_size = ucma_addr_len(&dst);
 	memcpy(&ra.dst_addr, &dst, ra.dst_size);
-	ret = xwrite(fd, &ra, sizeof(ra));
+	ret = ucma_write(fd, &ra, sizeof(ra));
 	if (!ret)
 		ret = wait_event(fd, RDMA_CM_EVENT_ADDR_RESOLVED, 3000, &ev);
 	if (ret)
@@ -395,7 +461,7 @@ static int chain(struct thread *th)
 	CMD_INIT(rr, UCMA_CMD_RESOLVE_ROUTE, 0);
 	rr.id = id;
 	rr.timeout_ms = 2000;
-	ret = xwrite(fd, &rr, sizeof(rr));
+	ret = ucma_write(fd, &rr, sizeof(rr));
 	if (!ret)
 		ret = wait_event(fd, RDMA_CM_EVENT_ROUTE_RESOLVED, 3000, &ev);
 	if (ret)
@@ -405,7 +471,7 @@ static int chain(struct thread *th)
 	sane_conn(th, &cc.conn_param);
 	cc.conn_param.retry_count = 2;
 	cc.id = id;
-	ret = xwrite(fd, &cc, sizeof(cc));
+	ret = ucma_write(fd, &cc, sizeof(cc));
 	/*
 	 * An id without a kernel QP gets CONNECT_RESPONSE for the REP; its
 	 * ACCEPT sends the RTU (what librdmacm's rdma_connect() does), and
@@ -428,7 +494,7 @@ static int chain(struct thread *th)
 	if (below(th, 2)) {
 		CMD_INIT(dc, UCMA_CMD_DISCONNECT, 0);
 		dc.id = id;
-		xwrite(fd, &dc, sizeof(dc));
+		ucma_write(fd, &dc, sizeof(dc));
 	}
 out:
 	atomic_fetch_add(&chain_end[stage], 1);
@@ -441,18 +507,32 @@ static int do_op(struct thread *th, enum op op)
 	struct ucma_abi_event_resp ev;
 	struct ucma_abi_create_id_resp cresp;
 	struct sockaddr_storage a;
-	int s, file, fd, g, ret = -ENOENT;
+	int s, file, fd, g, ret = -ENOENT, claimed;
+	unsigned int gen;
 	uint32_t id;
 
+	claimed = op == OP_DESTROY || op == OP_MIGRATE;
 	pthread_mutex_lock(&table_lock);
-	s = pick_slot(th, 0);
+	s = claimed ? claim_slot(th, op == OP_MIGRATE) : pick_slot(th, 0);
+	if (claimed && s < 0) {
+		pthread_mutex_unlock(&table_lock);
+		note(th, "%s: no id to claim", op_names[op]);
+		return -ENOENT;
+	}
 	file = s >= 0 ? slots[s].file : (int)below(th, NFILES);
 	id = s >= 0 ? slots[s].id : rnd(th) % 256;
+	fd = file_ref_locked(file, &gen);
 	pthread_mutex_unlock(&table_lock);
-	/* Now and then a random id: rdma_ucm must refuse what is not there. */
-	if (below(th, 16) == 0)
+	if (fd < 0) {
+		ret = -errno;
+		goto out_noted;
+	}
+	/*
+	 * Now and then a random id: rdma_ucm must refuse what is not there
+	 * (not for DESTROY_ID and MIGRATE_ID: see the top of this file).
+	 */
+	if (!claimed && below(th, 16) == 0)
 		id = rnd(th) % 512;
-	fd = file_fd(file);
 
 	switch (op) {
 	case OP_CREATE: {
@@ -461,18 +541,19 @@ static int do_op(struct thread *th, enum op op)
 		uint8_t qpt = below(th, 2) ? IBV_QPT_RC : IBV_QPT_UD;
 
 		file = below(th, NFILES);
-		ret = create_id(file_fd(file), ps[below(th, 5)], qpt, &id);
+		close(fd);
+		fd = file_ref(file, &gen);
+		ret = fd < 0 ? -errno : create_id(fd, ps[below(th, 5)], qpt, &id);
 		if (!ret)
-			add_slot(file, id);
+			add_slot(file, gen, id, 0);
 		note(th, "create file %d -> id %u (%d)", file, id, ret);
-		return ret;
+		goto out_noted;
 	}
 	case OP_DESTROY:
-		ret = destroy_id(fd, id);
-		if (!ret && s >= 0) {
+		ret = ucma_destroy_id(fd, id);
+		if (!ret) {
 			pthread_mutex_lock(&table_lock);
-			if (slots[s].used && slots[s].id == id && slots[s].file == file)
-				slots[s].used = 0;
+			slots[s].used = 0;
 			pthread_mutex_unlock(&table_lock);
 		}
 		break;
@@ -484,7 +565,7 @@ static int do_op(struct thread *th, enum op op)
 		c.id = id;
 		c.addr_size = below(th, 16) ? ucma_addr_len(&a) : below(th, 200);
 		memcpy(&c.addr, &a, sizeof(a));
-		ret = xwrite(fd, &c, sizeof(c));
+		ret = ucma_write(fd, &c, sizeof(c));
 		break;
 	}
 	case OP_RESOLVE_IP: {
@@ -495,7 +576,7 @@ static int do_op(struct thread *th, enum op op)
 		memcpy(&c.dst_addr, &a, sizeof(struct sockaddr_in));
 		c.id = id;
 		c.timeout_ms = 100 + below(th, 1900);
-		ret = xwrite(fd, &c, sizeof(c));
+		ret = ucma_write(fd, &c, sizeof(c));
 		break;
 	}
 	case OP_RESOLVE_ADDR: {
@@ -513,7 +594,7 @@ static int do_op(struct thread *th, enum op op)
 			c.src_size = ucma_addr_len(&src);
 			memcpy(&c.src_addr, &src, sizeof(src));
 		}
-		ret = xwrite(fd, &c, sizeof(c));
+		ret = ucma_write(fd, &c, sizeof(c));
 		break;
 	}
 	case OP_RESOLVE_ROUTE: {
@@ -522,7 +603,7 @@ static int do_op(struct thread *th, enum op op)
 		CMD_INIT(c, UCMA_CMD_RESOLVE_ROUTE, 0);
 		c.id = id;
 		c.timeout_ms = 100 + below(th, 1900);
-		ret = xwrite(fd, &c, sizeof(c));
+		ret = ucma_write(fd, &c, sizeof(c));
 		break;
 	}
 	case OP_LISTEN: {
@@ -536,25 +617,27 @@ static int do_op(struct thread *th, enum op op)
 			struct ucma_abi_bind b;
 
 			file = below(th, NFILES);
-			fd = file_fd(file);
-			ret = create_id(fd, RDMA_PS_TCP, IBV_QPT_RC, &id);
+			close(fd);
+			fd = file_ref(file, &gen);
+			ret = fd < 0 ? -errno : create_id(fd, RDMA_PS_TCP, IBV_QPT_RC, &id);
 			if (ret)
 				break;
-			add_slot(file, id);
+			add_slot(file, gen, id, 1);
 			CMD_INIT(b, UCMA_CMD_BIND, 0);
 			a = addrs[below(th, naddrs)];
 			set_port(&a, PORT0);
 			b.id = id;
 			b.addr_size = ucma_addr_len(&a);
 			memcpy(&b.addr, &a, sizeof(a));
-			ret = xwrite(fd, &b, sizeof(b));
+			ret = ucma_write(fd, &b, sizeof(b));
 			if (ret)
 				break;
 		}
+		mark_listener(file, id);
 		CMD_INIT(c, UCMA_CMD_LISTEN, 0);
 		c.id = id;
 		c.backlog = below(th, 4) ? below(th, 16) : rnd(th);
-		ret = xwrite(fd, &c, sizeof(c));
+		ret = ucma_write(fd, &c, sizeof(c));
 		break;
 	}
 	case OP_CONNECT: {
@@ -564,7 +647,7 @@ static int do_op(struct thread *th, enum op op)
 		fill_conn(th, &c.conn_param);
 		c.id = id;
 		c.ece.vendor_id = below(th, 4) ? 0 : rnd(th);
-		ret = xwrite(fd, &c, sizeof(c));
+		ret = ucma_write(fd, &c, sizeof(c));
 		break;
 	}
 	case OP_ACCEPT:
@@ -578,7 +661,7 @@ static int do_op(struct thread *th, enum op op)
 
 		CMD_INIT(c, UCMA_CMD_DISCONNECT, 0);
 		c.id = id;
-		ret = xwrite(fd, &c, sizeof(c));
+		ret = ucma_write(fd, &c, sizeof(c));
 		break;
 	}
 	case OP_SET_OPTION: {
@@ -595,7 +678,7 @@ static int do_op(struct thread *th, enum op op)
 		c.optname = below(th, 5);
 		c.optlen = below(th, 3) ? (c.optname == 0 || c.optname == 3 ? 1 : 4) :
 					  below(th, 257);
-		ret = xwrite(fd, &c, sizeof(c));
+		ret = ucma_write(fd, &c, sizeof(c));
 		break;
 	}
 	case OP_QUERY: {
@@ -606,7 +689,7 @@ static int do_op(struct thread *th, enum op op)
 		c.response = (uintptr_t)resp;
 		c.id = id;
 		c.option = below(th, 4);
-		ret = xwrite(fd, &c, sizeof(c));
+		ret = ucma_write(fd, &c, sizeof(c));
 		break;
 	}
 	case OP_QUERY_ROUTE: {
@@ -616,7 +699,7 @@ static int do_op(struct thread *th, enum op op)
 		CMD_INIT(c, UCMA_CMD_QUERY_ROUTE, sizeof(resp));
 		c.response = (uintptr_t)&resp;
 		c.id = id;
-		ret = xwrite(fd, &c, sizeof(c));
+		ret = ucma_write(fd, &c, sizeof(c));
 		break;
 	}
 	case OP_INIT_QP_ATTR: {
@@ -627,7 +710,7 @@ static int do_op(struct thread *th, enum op op)
 		c.response = (uintptr_t)resp;
 		c.id = id;
 		c.qp_state = below(th, 8);
-		ret = xwrite(fd, &c, sizeof(c));
+		ret = ucma_write(fd, &c, sizeof(c));
 		break;
 	}
 	case OP_NOTIFY: {
@@ -636,7 +719,7 @@ static int do_op(struct thread *th, enum op op)
 		CMD_INIT(c, UCMA_CMD_NOTIFY, 0);
 		c.id = id;
 		c.event = below(th, 20);
-		ret = xwrite(fd, &c, sizeof(c));
+		ret = ucma_write(fd, &c, sizeof(c));
 		break;
 	}
 	case OP_JOIN_IP:
@@ -662,7 +745,7 @@ static int do_op(struct thread *th, enum op op)
 			c.uid = 3;
 			memcpy(&c.addr, &grp, sizeof(struct sockaddr_in));
 			c.id = id;
-			ret = xwrite(fd, &c, sizeof(c));
+			ret = ucma_write(fd, &c, sizeof(c));
 		} else {
 			struct ucma_abi_join_mcast c;
 
@@ -673,7 +756,7 @@ static int do_op(struct thread *th, enum op op)
 			c.addr_size = below(th, 16) ? ucma_addr_len(&grp) : below(th, 200);
 			c.join_flags = below(th, 3);
 			memcpy(&c.addr, &grp, sizeof(grp));
-			ret = xwrite(fd, &c, sizeof(c));
+			ret = ucma_write(fd, &c, sizeof(c));
 		}
 		if (!ret) {
 			int i;
@@ -710,27 +793,36 @@ static int do_op(struct thread *th, enum op op)
 		CMD_INIT(c, UCMA_CMD_LEAVE_MCAST, sizeof(resp));
 		c.response = (uintptr_t)&resp;
 		c.id = id;
-		ret = xwrite(file_fd(file), &c, sizeof(c));
+		close(fd);
+		fd = file_ref(file, NULL);
+		ret = fd < 0 ? -errno : ucma_write(fd, &c, sizeof(c));
 		break;
 	}
 	case OP_MIGRATE: {
 		struct ucma_abi_migrate_resp resp;
 		struct ucma_abi_migrate_id c;
-		int to = below(th, NFILES);
+		int to = below(th, NFILES), tofd;
+		unsigned int togen;
 
+		tofd = file_ref(to, &togen);
+		if (tofd < 0) {
+			ret = -errno;
+			break;
+		}
 		CMD_INIT(c, UCMA_CMD_MIGRATE_ID, sizeof(resp));
 		c.response = (uintptr_t)&resp;
 		c.id = id;
 		c.fd = fd;
-		ret = xwrite(file_fd(to), &c, sizeof(c));
-		if (!ret && s >= 0) {
+		ret = ucma_write(tofd, &c, sizeof(c));
+		close(tofd);
+		if (!ret) {
 			pthread_mutex_lock(&table_lock);
-			if (slots[s].used && slots[s].id == id && slots[s].file == file)
-				slots[s].file = to;
+			slots[s].file = to;
+			slots[s].gen = togen;
 			pthread_mutex_unlock(&table_lock);
 		}
 		note(th, "migrate id %u file %d -> %d (%d)", id, file, to, ret);
-		return ret;
+		goto out_noted;
 	}
 	case OP_GET_EVENT:
 		ret = get_event(th, below(th, NFILES), &ev);
@@ -740,15 +832,26 @@ static int do_op(struct thread *th, enum op op)
 		 * Close a file under the others: every id on it is destroyed
 		 * by rdma_ucm. The slot numbers stay; their ids are stale.
 		 */
-		int i = below(th, NFILES), nfd, old;
+		int i = below(th, NFILES), nfd, old, k;
 
 		nfd = open("/dev/infiniband/rdma_cm", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-		if (nfd < 0)
-			return -errno;
-		old = __atomic_exchange_n(&files[i], nfd, __ATOMIC_SEQ_CST);
+		if (nfd < 0) {
+			ret = -errno;
+			break;
+		}
+		pthread_mutex_lock(&table_lock);
+		old = files[i];
+		files[i] = nfd;
+		file_gen[i]++;
+		/* A claimed slot is its claimant's to free. */
+		for (k = 0; k < NSLOTS; k++)
+			if (slots[k].used && slots[k].file == i && !slots[k].busy)
+				slots[k].used = 0;
+		pthread_mutex_unlock(&table_lock);
+		/* The ids go when the last reference (an op's) is closed. */
 		ret = close(old) ? -errno : 0;
 		note(th, "reopen file %d (%d -> %d)", i, old, nfd);
-		return ret;
+		goto out_noted;
 	}
 	case OP_CHAIN:
 		ret = chain(th);
@@ -757,6 +860,16 @@ static int do_op(struct thread *th, enum op op)
 		break;
 	}
 	note(th, "%s file %d id %u (%d)", op_names[op], file, id, ret);
+out_noted:
+	if (claimed) {
+		pthread_mutex_lock(&table_lock);
+		slots[s].busy = 0;
+		if (!slot_live(s))
+			slots[s].used = 0;
+		pthread_mutex_unlock(&table_lock);
+	}
+	if (fd >= 0)
+		close(fd);
 	return ret;
 }
 

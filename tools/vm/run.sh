@@ -173,6 +173,10 @@ ORCM_ROLE=${ORCM_ROLE:-}
 ORCM_SHARED=${ORCM_SHARED:-}
 ORCM_SIW_KO=$SIW_KO
 EOF
+# A test's own knobs (ORCM_UCMA_FUZZ_OPS, ORCM_UCMA_UNREPORTED) reach it.
+for v in $(compgen -A variable ORCM_UCMA_ || true); do
+	printf "%s='%s'\n" "$v" "${!v}" >>"$RUN_DIR/env"
+done
 
 n_kunit=$(wc -w <<<"$kunit_list")
 # Each e2e script gets ORCM_E2E_TIMEOUT seconds, or more when it says so in a
