@@ -12,6 +12,7 @@
 #include <net/addrconf.h>
 #include <rdma/iw_cm.h>
 #include <rdma/rdma_netlink.h>
+#include <rdma/uverbs_ioctl.h>
 #include <openrdma/compat.h>
 
 #include "sr_verbs.h"
