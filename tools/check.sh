@@ -8,8 +8,10 @@
 #   1. build the UML kernel (cached);
 #   2. mpa-peer: the GoogleTest of the adversarial MPA peer (tools/mpa-peer),
 #      on the host;
-#   3. crc-check: our modules built against Debian's 6.12 headers (as DKMS
-#      does), symbol CRCs and export lists compared with the in-tree modules;
+#   3. crc-check, crc-check-6.1: our modules built against Debian's 6.12
+#      headers, then Debian 12's default 6.1 (as DKMS does), symbol CRCs and
+#      export lists compared with each kernel's in-tree modules, every
+#      Debian importer of each kernel against our CRCs;
 #   4. two lanes at once (each UML VM is one host process, mostly on one
 #      core; the machine has two; ORCM_CHECK_PARALLEL=0: one after the other):
 #      a. vm-ours: the VM with our stack: our modules built for UML, KUnit
@@ -207,6 +209,7 @@ echo "==== uml-kernel: $([ $uml_ok = 1 ] && echo ready || echo FAILED) after $((
 step mpa-peer make -s -C "$ORCM_REPO" mpa-peer-check
 step bench-tools python3 "$ORCM_REPO/tools/bench/run_tests.py"
 step crc-check "$ORCM_REPO/tools/crc-check.sh"
+step crc-check-6.1 "$ORCM_REPO/tools/crc-check.sh" debian-6.1
 
 # The steps of the two lanes. Our modules and the test programs first, so
 # the VMs do not race for the build directory (a failure here is each
