@@ -11,7 +11,9 @@
 #   3. crc-check, crc-check-6.1: our modules built against Debian's 6.12
 #      headers, then Debian 12's default 6.1 (as DKMS does), symbol CRCs and
 #      export lists compared with each kernel's in-tree modules, every
-#      Debian importer of each kernel against our CRCs;
+#      Debian importer of each kernel against our CRCs; layout-check,
+#      layout-check-6.1: our struct rdma_id_private against the one each
+#      Debian ib_core.ko was compiled with (its BTF);
 #   4. two lanes at once (each UML VM is one host process, mostly on one
 #      core; the machine has two; ORCM_CHECK_PARALLEL=0: one after the other):
 #      a. vm-ours: the VM with our stack: our modules built for UML, KUnit
@@ -210,6 +212,8 @@ step mpa-peer make -s -C "$ORCM_REPO" mpa-peer-check
 step bench-tools python3 "$ORCM_REPO/tools/bench/run_tests.py"
 step crc-check "$ORCM_REPO/tools/crc-check.sh"
 step crc-check-6.1 "$ORCM_REPO/tools/crc-check.sh" debian-6.1
+step layout-check "$ORCM_REPO/tools/layout-check.sh"
+step layout-check-6.1 "$ORCM_REPO/tools/layout-check.sh" debian-6.1
 
 # The steps of the two lanes. Our modules and the test programs first, so
 # the VMs do not race for the build directory (a failure here is each

@@ -55,6 +55,10 @@ ORCM_PKGS+=(python3-pyverbs)
 # iWARP host-stack tests: tshark decodes our MPA/DDP/RDMAP frames, nft blocks a
 # port; the adversarial MPA peer (tools/mpa-peer) is C++20 with GoogleTest.
 ORCM_PKGS+=(tshark nftables g++ libgtest-dev)
+# tools/layout-check.sh: pahole reads the BTF of each Debian kernel's
+# ib_core.ko over its vmlinux, unpacked from the xz (6.1) or zstd (6.12)
+# bzImage (their linux-image packages it installs itself).
+ORCM_PKGS+=(pahole zstd)
 # softib's subnet (tests/e2e/softib-*.sh): the stock subnet manager and the
 # InfiniBand diagnostics; SRP's discovery (srp_daemon, tests/e2e/ulp-srp-softib.sh).
 ORCM_PKGS+=(opensm infiniband-diags srptools)
