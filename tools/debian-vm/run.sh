@@ -231,23 +231,26 @@ for m in $importers; do expected+=("importer:$m"); done
 expected+=(rping:softrnic rping:rxe nvme:softrnic unload dmesg:no-splat)
 
 log "booting Debian's $K under qemu (TCG; timeout ${timeout_s}s; console: $LOG)"
-[ -z "${ORCM_VM_LOCK:-}" ] || { flock "$ORCM_VM_LOCK" true; log "got $ORCM_VM_LOCK"; }
+# ORCM_VM_LOCK=FILE: run the VM (only the VM, not the DKMS build above)
+# under flock FILE, for hosts where VMs take turns; the time is the VM's.
+if [ -n "${ORCM_VM_LOCK:-}" ]; then
+	exec {lockfd}>>"$ORCM_VM_LOCK"
+	flock "$lockfd"
+	log "got $ORCM_VM_LOCK"
+fi
 t0=$(date +%s)
 rc=0
-# ORCM_VM_LOCK=FILE: run the VM (only the VM, not the DKMS build above)
-# under flock FILE, for hosts where VMs take turns.
-lock=()
-[ -z "${ORCM_VM_LOCK:-}" ] || lock=(flock "$ORCM_VM_LOCK")
 # One vCPU: with two, TCG sometimes loses a race with the kernel patching its
 # own text at boot (static keys, int3 breakpoints) and the guest dies with
 # "Oops: int3" before any module of ours is loaded (seen once in 5 boots).
-"${lock[@]}" timeout -k 5 "$timeout_s" qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 1536 \
+timeout -k 5 "$timeout_s" qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 1536 \
 	-nographic -monitor none -no-reboot -nic none \
 	-kernel "/boot/vmlinuz-$K" -initrd "$INITRD" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-append "console=ttyS0 panic=-1 loglevel=4 ORCM_ENV=$RUN/env ORCM_GUEST=$ORCM_REPO/tools/debian-vm/guest.sh" \
 	</dev/null >"$LOG" 2>&1 || rc=$?
 took=$(($(date +%s) - t0))
+[ -z "${ORCM_VM_LOCK:-}" ] || exec {lockfd}>&-
 log "the VM ran $took s (status $rc)"
 tr -d '\r' <"$LOG" | grep -E '^(@@DVM|  \[|## )' | grep -vE '^@@DVM (PASS|FAIL)' || true
 
