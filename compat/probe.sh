@@ -138,6 +138,21 @@ struct ib_device_ops o = { .create_cq = cq };
 C
 have CREATE_CQ_ATTRS $r
 
+# Sysctl tables registered with their size (register_net_sysctl_sz(), 6.6;
+# 6.11 and later walk them by that size alone). Before, the kernel walked a
+# table to its first entry without a procname: an empty entry must end it.
+r=0
+try SYSCTL_TABLE_SIZE <<'C' || r=1
+#include <linux/sysctl.h>
+#include <net/net_namespace.h>
+static struct ctl_table t[1];
+struct ctl_table_header *f(void)
+{
+	return register_net_sysctl_sz(&init_net, "x", t, 1);
+}
+C
+have SYSCTL_TABLE_SIZE $r
+
 # __assign_str() in a TP_fast_assign takes the field alone (6.10); before,
 # the field and its source.
 if grep -q 'define __assign_str(dst)' \

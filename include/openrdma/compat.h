@@ -42,6 +42,19 @@
 #define orcm_assign_str(dst, src) __assign_str(dst, src)
 #endif
 
+/*
+ * ORCM_CTL_TABLE_END after the last entry of a ctl_table array: nothing where
+ * the kernel registers a table with its size (and, since 6.11, would take an
+ * empty entry for one more sysctl), the empty entry that ends the table where
+ * it walks to the first entry without a procname (6.1 runs off the end of a
+ * table without one: an oops in __register_sysctl_table()).
+ */
+#ifdef ORCM_HAVE_SYSCTL_TABLE_SIZE
+#define ORCM_CTL_TABLE_END
+#else
+#define ORCM_CTL_TABLE_END { }
+#endif
+
 /* The type of ib_sa_path_rec_get()'s record count in its callback. */
 #ifdef ORCM_HAVE_SA_PATH_REC_CB_UINT
 typedef unsigned int orcm_num_prs_t;
