@@ -9,7 +9,6 @@
 #                                   as DKMS does (with KBUILD_SYMTYPES=1)
 #   tools/build-modules.sh debian-6.1  the same against Debian 12's default
 #                                   kernel, linux-headers-<ORCM_HDR_KREL_6_1>
-#                                   (a trial kernel: ORCM_KERNELS_TRIAL=6.1)
 #
 # Prints the build directory on success (it holds rdma_cm/rdma_cm.ko,
 # iw_cm/iw_cm.ko, ib_cm/ib_cm.ko, drivers/softrnic/softrnic.ko and
@@ -36,7 +35,7 @@ debian-6.1)
 	krel=$(orcm_target_krel "$target")
 	ensure_pkgs "linux-headers-$krel" build-essential
 	KDIR=/usr/src/linux-headers-$krel
-	args=(KDIR="$KDIR" KBUILD_SYMTYPES=1 ORCM_KERNELS_TRIAL=6.1)
+	args=(KDIR="$KDIR" KBUILD_SYMTYPES=1)
 	;;
 *) die "usage: $0 uml|debian|debian-6.1" ;;
 esac

@@ -33,10 +33,11 @@
 #           environment where every package looks missing (a fake apt-get
 #           that prints on stdout): what each returns on stdout is a clean
 #           path, and `make demo` passes there;
-#         - debian-vm (tools/debian-vm/run.sh): Debian's real 6.12 kernel
-#           under qemu with our modules installed by DKMS from a git
-#           archive; the stack, every Debian importer, rping over softrnic
-#           and rxe, NVMe-oF, unload. ORCM_CHECK_DEBIAN_VM=0 skips it;
+#         - debian-vm, debian-vm-6.1 (tools/debian-vm/run.sh [--kernel
+#           debian-6.1]): Debian's real 6.12, then 6.1 kernel under qemu
+#           with our modules installed by DKMS from a git archive; the
+#           stack, every Debian importer, rping over softrnic and rxe,
+#           NVMe-oF, unload. ORCM_CHECK_DEBIAN_VM=0 skips both;
 #      each lane step's output is shown when both lanes are done;
 #   5. interop: two VMs joined by a link, the stock stack in one and ours in
 #      the other (tools/vm/interop.sh, tests/interop): RoCE over rxe and
@@ -162,6 +163,8 @@ lane_b() {
 	run_step newcomer "$ORCM_REPO/tools/newcomer-check.sh"
 	! orcm_flag ORCM_CHECK_DEBIAN_VM ||
 		run_step debian-vm "$ORCM_REPO/tools/debian-vm/run.sh"
+	! orcm_flag ORCM_CHECK_DEBIAN_VM ||
+		run_step debian-vm-6.1 "$ORCM_REPO/tools/debian-vm/run.sh" --kernel debian-6.1
 }
 
 # finish: the recap and the last two lines; exit status 1 when anything failed.
@@ -223,7 +226,7 @@ lane_steps=(vm-ours)
 lane_steps+=(vm-ours-b)
 ! orcm_flag ORCM_CHECK_SIW0 || lane_steps+=(vm-ours-siw0)
 lane_steps+=(newcomer)
-! orcm_flag ORCM_CHECK_DEBIAN_VM || lane_steps+=(debian-vm)
+! orcm_flag ORCM_CHECK_DEBIAN_VM || lane_steps+=(debian-vm debian-vm-6.1)
 for n in "${lane_steps[@]}"; do rm -f "$ORCM_REPO/build/logs/check-$n.out".*; done
 if [ $uml_ok = 1 ]; then
 	"$ORCM_REPO/tools/build-modules.sh" uml >/dev/null || true
@@ -247,6 +250,8 @@ else
 	done
 	step newcomer "$ORCM_REPO/tools/newcomer-check.sh"
 	! orcm_flag ORCM_CHECK_DEBIAN_VM || step debian-vm "$ORCM_REPO/tools/debian-vm/run.sh"
+	! orcm_flag ORCM_CHECK_DEBIAN_VM ||
+		step debian-vm-6.1 "$ORCM_REPO/tools/debian-vm/run.sh" --kernel debian-6.1
 fi
 
 if orcm_flag ORCM_CHECK_INTEROP; then
