@@ -38,13 +38,7 @@ echo "---- kernel $KREL"
 mods=(rdma_cm iw_cm)
 if compgen -G "$ORCM_REPO/ib_cm/*.c" >/dev/null; then mods+=(ib_cm); fi
 
-npass=0 nfail=0
-pass() { echo "PASS $1"; npass=$((npass + 1)); }
-fail() { echo "FAIL $1: $2"; nfail=$((nfail + 1)); }
-summary() {
-	echo "$npass passed, $nfail failed"
-	[ "$nfail" -eq 0 ]
-}
+orcm_tally
 
 if ! out=$("$ORCM_REPO/tools/build-modules.sh" "$target"); then
 	for m in "${mods[@]}"; do

@@ -26,13 +26,7 @@ target=${1:-debian}
 KREL=$(orcm_target_krel "$target")
 ensure_pkgs pahole xz-utils zstd "linux-headers-$KREL" "$(orcm_image_pkg "$KREL")"
 
-npass=0 nfail=0
-pass() { echo "PASS $1"; npass=$((npass + 1)); }
-fail() { echo "FAIL $1: $2"; nfail=$((nfail + 1)); }
-summary() {
-	echo "$npass passed, $nfail failed"
-	[ "$nfail" -eq 0 ]
-}
+orcm_tally
 echo "---- kernel $KREL"
 
 W=$ORCM_CACHE/layout/$KREL

@@ -7,7 +7,7 @@ ORCM_CACHE=${ORCM_CACHE:-${XDG_CACHE_HOME:-${HOME:-$(getent passwd "$(id -u)" | 
 ORCM_JOBS=${ORCM_JOBS:-3}
 # The kernels the project targets, as Debian 12 ships them: 6.12 (the UML
 # test VM's source, and the headers DKMS builds against) and Debian 12's
-# default 6.1 (ORCM_HDR_KREL_6_1; built and ABI-checked, not yet supported).
+# default 6.1 (ORCM_HDR_KREL_6_1): both supported, both checked by make check.
 ORCM_SRC_PKG=linux-source-6.12
 ORCM_SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 ORCM_HDR_KREL=${ORCM_HDR_KREL:-6.12.117+deb12-amd64}
@@ -102,6 +102,19 @@ orcm_image_pkg() {
 	else
 		echo "linux-image-$1-unsigned"
 	fi
+}
+
+# orcm_tally: a host tool's tests, one line each (pass NAME, fail NAME WHY),
+# then summary: "N passed, N failed", false when anything failed.
+# shellcheck disable=SC2317 # the tool calls them, not orcm_tally
+orcm_tally() {
+	npass=0 nfail=0
+	pass() { echo "PASS $1"; npass=$((npass + 1)); }
+	fail() { echo "FAIL $1: $2"; nfail=$((nfail + 1)); }
+	summary() {
+		echo "$npass passed, $nfail failed"
+		[ "$nfail" -eq 0 ]
+	}
 }
 
 # orcm_flag VAR: whether the on/off switch VAR (ORCM_CHECK_STOCK, ...) is on:

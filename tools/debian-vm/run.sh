@@ -66,13 +66,8 @@ OURS=(rdma_cm iw_cm ib_cm softrnic softib)
 ensure_pkgs qemu-system-x86 "$(orcm_image_pkg "$K")" "linux-headers-$K" dkms busybox-static \
 	cpio xz-utils kmod git rdma-core rdmacm-utils ibverbs-providers iproute2 nvme-cli
 
-npass=0 nfail=0 expected=()
-pass() { echo "PASS $1"; npass=$((npass + 1)); }
-fail() { echo "FAIL $1: $2"; nfail=$((nfail + 1)); }
-summary() {
-	echo "$npass passed, $nfail failed"
-	[ "$nfail" -eq 0 ]
-}
+orcm_tally
+expected=()
 mkdir -p "$ORCM_REPO/build/logs"
 LOG=$ORCM_REPO/build/logs/debian-vm$([ "$target" = debian ] || echo "-${target#debian-}").log
 
