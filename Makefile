@@ -24,6 +24,7 @@ modules_install:
 
 clean:
 	$(MAKE) $(KBUILD_ARGS) clean
+	rm -rf .compat
 
 check:
 	tools/check.sh

@@ -43,6 +43,7 @@
 #include <net/tcp_states.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/iw_cm.h>
+#include <openrdma/compat.h>
 
 #include "host.h"
 #include "iwcm.h"

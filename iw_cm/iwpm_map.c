@@ -39,6 +39,7 @@
 #include <net/sock.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/iw_cm.h>
+#include <openrdma/compat.h>
 
 #include "iwcm.h"
 #include "iwpm.h"
@@ -145,12 +146,11 @@ static struct socket *iwpm_hold_port(struct net *net,
 	struct socket *sock;
 	int err, len;
 
-	err = sock_create_kern(net, addr->ss_family, SOCK_STREAM, IPPROTO_TCP,
-			       &sock);
+	/* The reservation pins its namespace, as a user's socket would. */
+	err = orcm_sock_create_pinned(net, addr->ss_family, SOCK_STREAM,
+				      IPPROTO_TCP, &sock);
 	if (err)
 		return ERR_PTR(err);
-	/* The reservation pins its namespace, as a user's socket would. */
-	sk_net_refcnt_upgrade(sock->sk);
 	err = kernel_bind(sock, (struct sockaddr *)addr, iwpm_addr_len(addr));
 	if (err)
 		goto out_release;

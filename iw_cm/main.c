@@ -30,6 +30,7 @@
 #include <net/net_namespace.h>
 
 #include <rdma/rdma_netlink.h>
+#include <openrdma/compat.h>
 
 #include "iwcm.h"
 #include "iwpm.h"
@@ -50,6 +51,7 @@ static struct ctl_table iwcm_ctl_table[] = {
 		.extra1		= SYSCTL_ONE,
 		.extra2		= SYSCTL_INT_MAX,
 	},
+	ORCM_CTL_TABLE_END
 };
 
 static struct ctl_table_header *iwcm_ctl_hdr;

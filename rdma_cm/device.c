@@ -12,6 +12,7 @@
 #include <kunit/visibility.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
+#include <openrdma/compat.h>
 
 #include "cma_priv.h"
 #include "path_cache.h"

@@ -9,6 +9,7 @@
 #include <linux/in.h>
 #include <linux/netdevice.h>
 #include <net/net_namespace.h>
+#include <openrdma/compat.h>
 
 #include "cma_priv.h"
 #include "ib.h"

@@ -194,7 +194,7 @@ static void cma_pc_answer(struct cma_pc_ent *ent, int status,
 
 /* The SA's answer to an entry's query. Any context. */
 static void cma_pc_done(int status, struct sa_path_rec *resp,
-			unsigned int num_prs, void *context)
+			orcm_num_prs_t num_prs, void *context)
 {
 	struct cma_pc_ent *ent = context;
 	unsigned long flags;

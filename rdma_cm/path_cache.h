@@ -7,6 +7,7 @@
 
 #include <rdma/ib_sa.h>
 #include <rdma/ib_verbs.h>
+#include <openrdma/compat.h>
 
 struct dentry;
 struct rdma_id_private;
@@ -23,7 +24,7 @@ struct cma_pc_stats {
 };
 
 typedef void (*cma_pc_done_fn)(int status, struct sa_path_rec *resp,
-			       unsigned int num_prs, void *context);
+			       orcm_num_prs_t num_prs, void *context);
 typedef int (*cma_pc_query_fn)(struct ib_device *device, u32 port,
 			       struct sa_path_rec *query, ib_sa_comp_mask mask,
 			       unsigned long timeout_ms, cma_pc_done_fn done,

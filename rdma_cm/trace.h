@@ -19,6 +19,7 @@
 
 #include <linux/tracepoint.h>
 #include <trace/misc/rdma.h>
+#include <openrdma/compat.h>
 
 #include "cma_priv.h"
 
@@ -82,7 +83,7 @@ TRACE_EVENT(cm_id_attach,
 	TP_fast_assign(
 		__entry->cm_id = id_priv->res.id;
 		orcm_trace_addrs(__entry->srcaddr, __entry->dstaddr, id_priv);
-		__assign_str(devname);
+		orcm_assign_str(devname, device->name);
 	),
 	TP_printk("cm.id=%u src=%pISpc dst=%pISpc device=%s",
 		  __entry->cm_id, __entry->srcaddr, __entry->dstaddr,
@@ -254,7 +255,7 @@ DECLARE_EVENT_CLASS(cma_client_class,
 		__string(name, device->name)
 	),
 	TP_fast_assign(
-		__assign_str(name);
+		orcm_assign_str(name, device->name);
 	),
 	TP_printk("device name=%s", __get_str(name))
 );

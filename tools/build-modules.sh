@@ -7,6 +7,8 @@
 #   tools/build-modules.sh uml      against the UML kernel (tools/uml/build.sh)
 #   tools/build-modules.sh debian   against /usr/src/linux-headers-<ORCM_HDR_KREL>,
 #                                   as DKMS does (with KBUILD_SYMTYPES=1)
+#   tools/build-modules.sh debian-6.1  the same against Debian 12's default
+#                                   kernel, linux-headers-<ORCM_HDR_KREL_6_1>
 #
 # Prints the build directory on success (it holds rdma_cm/rdma_cm.ko,
 # iw_cm/iw_cm.ko, ib_cm/ib_cm.ko, drivers/softrnic/softrnic.ko and
@@ -29,7 +31,13 @@ debian)
 	KDIR=$ORCM_HDR_DIR
 	args=(KDIR="$KDIR" KBUILD_SYMTYPES=1)
 	;;
-*) die "usage: $0 uml|debian" ;;
+debian-6.1)
+	krel=$(orcm_target_krel "$target")
+	ensure_pkgs "linux-headers-$krel" build-essential
+	KDIR=/usr/src/linux-headers-$krel
+	args=(KDIR="$KDIR" KBUILD_SYMTYPES=1)
+	;;
+*) die "usage: $0 uml|debian|debian-6.1" ;;
 esac
 
 dest=$(orcm_ours_dir "$target")

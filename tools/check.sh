@@ -8,8 +8,12 @@
 #   1. build the UML kernel (cached);
 #   2. mpa-peer: the GoogleTest of the adversarial MPA peer (tools/mpa-peer),
 #      on the host;
-#   3. crc-check: our modules built against Debian's 6.12 headers (as DKMS
-#      does), symbol CRCs and export lists compared with the in-tree modules;
+#   3. crc-check, crc-check-6.1: our modules built against Debian's 6.12
+#      headers, then Debian 12's default 6.1 (as DKMS does), symbol CRCs and
+#      export lists compared with each kernel's in-tree modules, every
+#      Debian importer of each kernel against our CRCs; layout-check,
+#      layout-check-6.1: our struct rdma_id_private against the one each
+#      Debian ib_core.ko was compiled with (its BTF);
 #   4. two lanes at once (each UML VM is one host process, mostly on one
 #      core; the machine has two; ORCM_CHECK_PARALLEL=0: one after the other):
 #      a. vm-ours: the VM with our stack: our modules built for UML, KUnit
@@ -29,10 +33,11 @@
 #           environment where every package looks missing (a fake apt-get
 #           that prints on stdout): what each returns on stdout is a clean
 #           path, and `make demo` passes there;
-#         - debian-vm (tools/debian-vm/run.sh): Debian's real 6.12 kernel
-#           under qemu with our modules installed by DKMS from a git
-#           archive; the stack, every Debian importer, rping over softrnic
-#           and rxe, NVMe-oF, unload. ORCM_CHECK_DEBIAN_VM=0 skips it;
+#         - debian-vm, debian-vm-6.1 (tools/debian-vm/run.sh [--kernel
+#           debian-6.1]): Debian's real 6.12, then 6.1 kernel under qemu
+#           with our modules installed by DKMS from a git archive; the
+#           stack, every Debian importer, rping over softrnic and rxe,
+#           NVMe-oF, unload. ORCM_CHECK_DEBIAN_VM=0 skips both;
 #      each lane step's output is shown when both lanes are done;
 #   5. interop: two VMs joined by a link, the stock stack in one and ours in
 #      the other (tools/vm/interop.sh, tests/interop): RoCE over rxe and
@@ -158,6 +163,8 @@ lane_b() {
 	run_step newcomer "$ORCM_REPO/tools/newcomer-check.sh"
 	! orcm_flag ORCM_CHECK_DEBIAN_VM ||
 		run_step debian-vm "$ORCM_REPO/tools/debian-vm/run.sh"
+	! orcm_flag ORCM_CHECK_DEBIAN_VM ||
+		run_step debian-vm-6.1 "$ORCM_REPO/tools/debian-vm/run.sh" --kernel debian-6.1
 }
 
 # finish: the recap and the last two lines; exit status 1 when anything failed.
@@ -207,6 +214,9 @@ echo "==== uml-kernel: $([ $uml_ok = 1 ] && echo ready || echo FAILED) after $((
 step mpa-peer make -s -C "$ORCM_REPO" mpa-peer-check
 step bench-tools python3 "$ORCM_REPO/tools/bench/run_tests.py"
 step crc-check "$ORCM_REPO/tools/crc-check.sh"
+step crc-check-6.1 "$ORCM_REPO/tools/crc-check.sh" debian-6.1
+step layout-check "$ORCM_REPO/tools/layout-check.sh"
+step layout-check-6.1 "$ORCM_REPO/tools/layout-check.sh" debian-6.1
 
 # The steps of the two lanes. Our modules and the test programs first, so
 # the VMs do not race for the build directory (a failure here is each
@@ -216,7 +226,7 @@ lane_steps=(vm-ours)
 lane_steps+=(vm-ours-b)
 ! orcm_flag ORCM_CHECK_SIW0 || lane_steps+=(vm-ours-siw0)
 lane_steps+=(newcomer)
-! orcm_flag ORCM_CHECK_DEBIAN_VM || lane_steps+=(debian-vm)
+! orcm_flag ORCM_CHECK_DEBIAN_VM || lane_steps+=(debian-vm debian-vm-6.1)
 for n in "${lane_steps[@]}"; do rm -f "$ORCM_REPO/build/logs/check-$n.out".*; done
 if [ $uml_ok = 1 ]; then
 	"$ORCM_REPO/tools/build-modules.sh" uml >/dev/null || true
@@ -240,6 +250,8 @@ else
 	done
 	step newcomer "$ORCM_REPO/tools/newcomer-check.sh"
 	! orcm_flag ORCM_CHECK_DEBIAN_VM || step debian-vm "$ORCM_REPO/tools/debian-vm/run.sh"
+	! orcm_flag ORCM_CHECK_DEBIAN_VM ||
+		step debian-vm-6.1 "$ORCM_REPO/tools/debian-vm/run.sh" --kernel debian-6.1
 fi
 
 if orcm_flag ORCM_CHECK_INTEROP; then

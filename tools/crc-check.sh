@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# ABI check against the distro kernel the project targets, as DKMS would build:
-# build our modules against /usr/src/linux-headers-$ORCM_HDR_KREL (Debian's
-# 6.12, MODVERSIONS=y) and compare our Module.symvers with Debian's.
+# ABI check against a distro kernel the project targets, as DKMS would build:
+# build our modules against /usr/src/linux-headers-KREL (MODVERSIONS=y) and
+# compare our Module.symvers with Debian's.
+#
+#   tools/crc-check.sh [debian]     Debian's 6.12, KREL=$ORCM_HDR_KREL
+#   tools/crc-check.sh debian-6.1   Debian 12's default 6.1, $ORCM_HDR_KREL_6_1
 #
 # Tests, one line each, then "N passed, N failed":
 #   crc:<module>      every symbol we export that the in-tree module exports has
@@ -10,9 +13,9 @@
 #                     ib_iser... refuse to load against ours)
 #   exports:<module>  every symbol the in-tree module exports, we export too
 #                     (the list comes from Debian's Module.symvers and, when
-#                     ../shared/reference/abi-6.12.md is there, from it as well)
-# for rdma_cm and iw_cm, and for ib_cm once ib_cm/ holds sources; and, when
-# Debian's modules of that kernel are installed,
+#                     ../shared/reference/abi-<series>.md is there, from it as well)
+# for rdma_cm and iw_cm, and for ib_cm once ib_cm/ holds sources; and, with
+# Debian's modules of that kernel (linux-image-KREL, installed here),
 #   consumer:<module> every stock module that imports from them (rdma_ucm,
 #                     rpcrdma, ib_iser, nvme-rdma, ...) finds each symbol it
 #                     imports exported by us with the CRC it was built against
@@ -22,24 +25,25 @@ set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-DEB_SYMVERS=${ORCM_DEB_SYMVERS:-$ORCM_HDR_DIR/Module.symvers}
-ABI_MD=${ORCM_ABI_MD:-$ORCM_REPO/../shared/reference/abi-6.12.md}
+target=${1:-debian}
+KREL=$(orcm_target_krel "$target")
+HDR_DIR=/usr/src/linux-headers-$KREL
+series=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' <<<"$KREL")
+DEB_SYMVERS=${ORCM_DEB_SYMVERS:-$HDR_DIR/Module.symvers}
+ABI_MD=${ORCM_ABI_MD:-$ORCM_REPO/../shared/reference/abi-$series.md}
+# The stock importers of that kernel (below) come with its image.
+ensure_pkgs "linux-headers-$KREL" "$(orcm_image_pkg "$KREL")"
+echo "---- kernel $KREL"
 
 mods=(rdma_cm iw_cm)
 if compgen -G "$ORCM_REPO/ib_cm/*.c" >/dev/null; then mods+=(ib_cm); fi
 
-npass=0 nfail=0
-pass() { echo "PASS $1"; npass=$((npass + 1)); }
-fail() { echo "FAIL $1: $2"; nfail=$((nfail + 1)); }
-summary() {
-	echo "$npass passed, $nfail failed"
-	[ "$nfail" -eq 0 ]
-}
+orcm_tally
 
-if ! out=$("$ORCM_REPO/tools/build-modules.sh" debian); then
+if ! out=$("$ORCM_REPO/tools/build-modules.sh" "$target"); then
 	for m in "${mods[@]}"; do
-		fail "crc:$m" "our modules do not build against $ORCM_HDR_DIR"
-		fail "exports:$m" "our modules do not build against $ORCM_HDR_DIR"
+		fail "crc:$m" "our modules do not build against $HDR_DIR"
+		fail "exports:$m" "our modules do not build against $HDR_DIR"
 	done
 	summary
 	exit 1
@@ -55,7 +59,7 @@ expected() {
 ours() {
 	awk -F'\t' -v m="$1" '{ n = split($3, p, "/") } p[n] == m { print $1, $2, $4, $5 }' "$OUR_SYMVERS" | sort -k2,2
 }
-# listed MOD: the exports abi-6.12.md lists for MOD.ko (empty without the file).
+# listed MOD: the exports abi-<series>.md lists for MOD.ko (empty without the file).
 listed() {
 	[ -r "$ABI_MD" ] || return 0
 	awk -v h="## $1.ko exports" '
@@ -98,11 +102,11 @@ for m in "${mods[@]}"; do
 	fi
 done
 
-# The stock consumers themselves, when Debian's modules for that kernel are here
-# (package linux-image-$ORCM_HDR_KREL[-unsigned]; not needed, not in CI): every
-# symbol that rdma_ucm, rpcrdma, ib_iser, nvme-rdma... import from the modules we
-# replace must be exported by us with the CRC they were built against.
-MODDIR=/lib/modules/$ORCM_HDR_KREL
+# The stock consumers themselves, Debian's modules for that kernel (package
+# linux-image-KREL): every symbol that rdma_ucm, rpcrdma, ib_iser,
+# nvme-rdma... import from the modules we replace must be exported by us with
+# the CRC they were built against.
+MODDIR=/lib/modules/$KREL
 if [ -r "$MODDIR/modules.dep" ]; then
 	replaced=$(printf '%s\n' "${mods[@]}")
 	theirs=$(for m in "${mods[@]}"; do expected "$m"; done | awk '{ print $2 }' | sort -u)
@@ -126,6 +130,6 @@ if [ -r "$MODDIR/modules.dep" ]; then
 	done <"$out/consumers"
 else
 	# Not a pass: say so, so that a run without them is visibly weaker.
-	echo "SKIP consumer:*: $MODDIR/modules.dep absent (install linux-image-$ORCM_HDR_KREL[-unsigned] to check every stock importer's CRCs)"
+	fail "consumer:*" "$MODDIR/modules.dep absent (linux-image-$KREL did not install?)"
 fi
 summary

@@ -5,11 +5,23 @@
 ORCM_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ORCM_CACHE=${ORCM_CACHE:-${XDG_CACHE_HOME:-${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}/.cache}/openrdma-cm}
 ORCM_JOBS=${ORCM_JOBS:-3}
-# The kernel the project targets, as Debian ships it.
+# The kernels the project targets, as Debian 12 ships them: 6.12 (the UML
+# test VM's source, and the headers DKMS builds against) and Debian 12's
+# default 6.1 (ORCM_HDR_KREL_6_1): both supported, both checked by make check.
 ORCM_SRC_PKG=linux-source-6.12
 ORCM_SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 ORCM_HDR_KREL=${ORCM_HDR_KREL:-6.12.117+deb12-amd64}
+ORCM_HDR_KREL_6_1=${ORCM_HDR_KREL_6_1:-6.1.0-57-amd64}
 ORCM_HDR_DIR=/usr/src/linux-headers-$ORCM_HDR_KREL
+# orcm_target_krel TARGET: the Debian kernel release of a build target of
+# tools/build-modules.sh (debian: 6.12, debian-6.1: 6.1).
+orcm_target_krel() {
+	case "$1" in
+	debian) echo "$ORCM_HDR_KREL" ;;
+	debian-6.1) echo "$ORCM_HDR_KREL_6_1" ;;
+	*) die "unknown Debian target '$1' (debian, debian-6.1)" ;;
+	esac
+}
 ORCM_FRAGMENT=$ORCM_REPO/tools/uml/config.fragment
 # ORCM_UML_FLAVOUR=bench: the benchmark's kernel, the same fragment without its
 # debugging sections (see orcm_bench_fragment); the default, test, is the
@@ -26,7 +38,7 @@ die() { printf '[%s] ERROR: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 # Debian packages the whole suite needs (build the UML kernel, build our modules
 # against the Debian headers, run rdma-core tools inside the VM).
 ORCM_PKGS=(
-	"$ORCM_SRC_PKG" "linux-headers-$ORCM_HDR_KREL"
+	"$ORCM_SRC_PKG" "linux-headers-$ORCM_HDR_KREL" "linux-headers-$ORCM_HDR_KREL_6_1"
 	build-essential bc flex bison libelf-dev libssl-dev xz-utils kmod patch
 	rdma-core rdmacm-utils ibverbs-utils ibverbs-providers perftest iproute2 iputils-ping procps
 )
@@ -43,6 +55,10 @@ ORCM_PKGS+=(python3-pyverbs)
 # iWARP host-stack tests: tshark decodes our MPA/DDP/RDMAP frames, nft blocks a
 # port; the adversarial MPA peer (tools/mpa-peer) is C++20 with GoogleTest.
 ORCM_PKGS+=(tshark nftables g++ libgtest-dev)
+# tools/layout-check.sh: pahole reads the BTF of each Debian kernel's
+# ib_core.ko over its vmlinux, unpacked from the xz (6.1) or zstd (6.12)
+# bzImage (their linux-image packages it installs itself).
+ORCM_PKGS+=(pahole zstd)
 # softib's subnet (tests/e2e/softib-*.sh): the stock subnet manager and the
 # InfiniBand diagnostics; SRP's discovery (srp_daemon, tests/e2e/ulp-srp-softib.sh).
 ORCM_PKGS+=(opensm infiniband-diags srptools)
@@ -68,6 +84,37 @@ ensure_pkgs() {
 	fi
 	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 ||
 		die "apt-get install ${missing[*]} failed"
+}
+
+# orcm_image_pkg KREL: the package of Debian's kernel image KREL: the one
+# installed, else linux-image-KREL where the archive has it, else its
+# -unsigned build (Debian 12's security updates of 6.1 ship only that).
+orcm_image_pkg() {
+	local p
+	for p in "linux-image-$1" "linux-image-$1-unsigned"; do
+		if [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ]; then
+			echo "$p"
+			return
+		fi
+	done
+	if apt-cache policy "linux-image-$1" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+		echo "linux-image-$1"
+	else
+		echo "linux-image-$1-unsigned"
+	fi
+}
+
+# orcm_tally: a host tool's tests, one line each (pass NAME, fail NAME WHY),
+# then summary: "N passed, N failed", false when anything failed.
+# shellcheck disable=SC2317 # the tool calls them, not orcm_tally
+orcm_tally() {
+	npass=0 nfail=0
+	pass() { echo "PASS $1"; npass=$((npass + 1)); }
+	fail() { echo "FAIL $1: $2"; nfail=$((nfail + 1)); }
+	summary() {
+		echo "$npass passed, $nfail failed"
+		[ "$nfail" -eq 0 ]
+	}
 }
 
 # orcm_flag VAR: whether the on/off switch VAR (ORCM_CHECK_STOCK, ...) is on:
@@ -160,7 +207,7 @@ orcm_uml_krel() { cat "$1/include/config/kernel.release"; }
 # the top directory, not what Kbuild reads; each build extracts a fresh copy).
 tree_tar() {
 	tar -C "$ORCM_REPO" -cf "$1" --sort=name --mtime=@0 \
-		--exclude=./.git --exclude=./build \
+		--exclude=./.git --exclude=./build --exclude=./.compat \
 		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
 		--exclude='.*.cmd' --exclude='*.symtypes' --exclude=modules.order \
 		--exclude=Module.symvers --exclude='*.d' --exclude=.tmp_versions \

@@ -34,9 +34,7 @@ set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-npass=0 nfail=0
-pass() { echo "PASS $1"; npass=$((npass + 1)); }
-fail() { echo "FAIL $1: $2"; nfail=$((nfail + 1)); }
+orcm_tally
 
 FAKE=$(mktemp -d "${TMPDIR:-/tmp}/orcm-newcomer.XXXXXX")
 trap 'rm -rf "$FAKE"' EXIT
@@ -177,5 +175,4 @@ else
 fi
 
 echo "$nskip skipped"
-echo "$npass passed, $nfail failed"
-[ "$nfail" -eq 0 ]
+summary

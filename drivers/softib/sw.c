@@ -23,6 +23,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <openrdma/compat.h>
 
 #include "sw.h"
 
@@ -552,7 +553,7 @@ static ssize_t switches_store(const struct class *c,
 	softib_sw_finish(sw);
 	return count;
 }
-static CLASS_ATTR_RW(switches);
+static ORCM_CLASS_ATTR_RW(switches);
 
 static struct attribute *softib_sw_class_attrs[] = {
 	&class_attr_switches.attr,

@@ -12,6 +12,8 @@
 #include <net/addrconf.h>
 #include <rdma/iw_cm.h>
 #include <rdma/rdma_netlink.h>
+#include <rdma/uverbs_ioctl.h>
+#include <openrdma/compat.h>
 
 #include "sr_verbs.h"
 
@@ -54,6 +56,8 @@ static void sr_dealloc_driver(struct ib_device *ibdev)
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
 }
 
+ORCM_DEFINE_CREATE_CQ(sr_create_cq)
+
 static const struct ib_device_ops sr_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_SIW,	/* rdma-core's siw provider binds */
@@ -62,7 +66,7 @@ static const struct ib_device_ops sr_dev_ops = {
 	.alloc_mr = sr_alloc_mr,
 	.alloc_pd = sr_alloc_pd,
 	.alloc_ucontext = sr_alloc_ucontext,
-	.create_cq = sr_create_cq,
+	.create_cq = ORCM_CREATE_CQ(sr_create_cq),
 	.create_qp = sr_create_qp,
 	.create_srq = sr_create_srq,
 	.dealloc_driver = sr_dealloc_driver,

@@ -61,7 +61,7 @@ OURS=(iw_cm ib_cm rdma_cm softrnic softib)
 for m in "${OURS[@]}"; do
 	want=$(tr ' ' '\n' <<<"$DVM_SRCVERSIONS" | sed -n "s/^$m=//p")
 	path=$(modinfo -n "$m" 2>&1)
-	if [ "$path" != "/lib/modules/$K/updates/dkms/$m.ko.xz" ]; then
+	if [[ "$path" != "/lib/modules/$K/updates/dkms/$m.ko"@(|.xz|.zst|.gz) ]]; then
 		fail "load:$m" "modinfo resolves $m to $path, not updates/dkms"
 	elif ! out=$(modprobe "$m" 2>&1); then
 		fail "load:$m" "modprobe $m: $out"

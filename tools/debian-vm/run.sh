@@ -3,11 +3,15 @@
 # Our modules on Debian's real kernel, installed the way the README installs
 # them, in a throwaway VM (`make check`, step debian-vm):
 #
-#   tools/debian-vm/run.sh [--timeout SECONDS]
+#   tools/debian-vm/run.sh [--kernel debian|debian-6.1] [--timeout SECONDS]
+#
+# --kernel: which Debian kernel (tools/lib.sh): debian, the default, is
+# $ORCM_HDR_KREL (6.12); debian-6.1 is Debian 12's default, $ORCM_HDR_KREL_6_1.
+# Below, K is that kernel release.
 #
 # 1. On the host: `git archive` of the checkout (HEAD plus what is changed or
 #    added and not ignored, as `git add -A` would commit it) into a private
-#    DKMS source tree, then `dkms install openrdma-cm/0.1 -k $ORCM_HDR_KREL`, as the README
+#    DKMS source tree, then `dkms install openrdma-cm/0.1 -k $K`, as the README
 #    says, with --dkmstree/--sourcetree/--installtree/--no-depmod pointing into
 #    this tool's cache so that the host's /lib/modules and /var/lib/dkms trees
 #    stay untouched (DKMS signs with its MOK key, /var/lib/dkms/mok.key, which
@@ -16,8 +20,9 @@
 #    DKMS runs here and not in the guest: the guest is TCG (no KVM on the CI
 #    machine), where the same compile takes several times as long, and
 #    the headers and the compiler are the host's anyway.
-# 2. Boot linux-image-$ORCM_HDR_KREL under qemu-system-x86_64 (TCG) with a
-#    small initramfs (busybox-static and the 9p modules) that mounts the
+# 2. Boot linux-image-$K under qemu-system-x86_64 (TCG) with a small
+#    initramfs (busybox-static, the 9p modules and, where the kernel has them
+#    as modules, virtio_pci's, as modprobe resolves them) that mounts the
 #    host's / read-only over virtio-9p and runs tools/debian-vm/guest.sh.
 #    No network device (-nic none): every packet stays inside the guest
 #    (veths, namespaces).
@@ -40,37 +45,34 @@
 #   unload              all of it unloads
 #   dmesg:no-splat      no WARNING/BUG/Oops/... in the guest's kernel log
 #   vm:boot             the guest booted Debian's kernel and finished in time
-# Logs: build/logs/debian-vm.log (console), <cache>/debian-vm/*/dkms.log.
+# Logs: build/logs/debian-vm[-6.1].log (console), <cache>/debian-vm/*/K/dkms.log.
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 timeout_s=${ORCM_DVM_TIMEOUT:-330}
+target=debian
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--timeout) timeout_s=$2; shift ;;
+	--kernel) target=$2; shift ;;
 	*) die "unknown option $1 (see the head of $0)" ;;
 	esac
 	shift
 done
 
-K=$ORCM_HDR_KREL
+K=$(orcm_target_krel "$target")
 OURS=(rdma_cm iw_cm ib_cm softrnic softib)
-ensure_pkgs qemu-system-x86 "linux-image-$K" "linux-headers-$K" dkms busybox-static \
+ensure_pkgs qemu-system-x86 "$(orcm_image_pkg "$K")" "linux-headers-$K" dkms busybox-static \
 	cpio xz-utils kmod git rdma-core rdmacm-utils ibverbs-providers iproute2 nvme-cli
 
-npass=0 nfail=0 expected=()
-pass() { echo "PASS $1"; npass=$((npass + 1)); }
-fail() { echo "FAIL $1: $2"; nfail=$((nfail + 1)); }
-summary() {
-	echo "$npass passed, $nfail failed"
-	[ "$nfail" -eq 0 ]
-}
+orcm_tally
+expected=()
 mkdir -p "$ORCM_REPO/build/logs"
-LOG=$ORCM_REPO/build/logs/debian-vm.log
+LOG=$ORCM_REPO/build/logs/debian-vm$([ "$target" = debian ] || echo "-${target#debian-}").log
 
 # ---- 1. DKMS, from a git archive of the checkout --------------------------------
-W=$ORCM_CACHE/debian-vm/$(orcm_repo_key)
+W=$ORCM_CACHE/debian-vm/$(orcm_repo_key)/$K
 mkdir -p "$W"
 # The checkout as it is (HEAD plus every change not ignored by .gitignore, as
 # `git add -A` would commit it) as a tree object, through a private index.
@@ -136,6 +138,17 @@ else
 	pass dkms:signed
 fi
 
+# unko FILE: a module as it is, uncompressed (DKMS compresses as the kernel's
+# config says: xz for 6.12, not at all for 6.1).
+unko() {
+	case "$1" in
+	*.xz) xz -dc "$1" ;;
+	*.zst) zstd -dcq "$1" ;;
+	*.gz) gzip -dc "$1" ;;
+	*) cat "$1" ;;
+	esac
+}
+
 # The module tree the guest binds over /lib/modules/$K, and our modules
 # uncompressed where the e2e helpers look for them ($ORCM_OURS_DIR/<m>/<m>.ko).
 if [ "$(cat "$W/.key" 2>/dev/null)" != "$key" ]; then
@@ -149,34 +162,41 @@ if [ "$(cat "$W/.key" 2>/dev/null)" != "$key" ]; then
 	depmod -b "$W/modroot" "$K"
 	for m in "${OURS[@]}"; do
 		mkdir -p "$W/ours/$m"
-		xz -dc "$R/updates/dkms/$m.ko.xz" >"$W/ours/$m/$m.ko"
+		unko "$R/updates/dkms/$m.ko"* >"$W/ours/$m/$m.ko"
 	done
 	echo "$key" >"$W/.key"
 fi
 R=$W/modroot/lib/modules/$K
 srcversions=''
 for m in "${OURS[@]}"; do
-	srcversions="$srcversions $m=$(modinfo -F srcversion "$W/dkms/openrdma-cm/0.1/$K/x86_64/module/$m.ko.xz")"
+	srcversions="$srcversions $m=$(modinfo -F srcversion "$W/dkms/openrdma-cm/0.1/$K/x86_64/module/$m.ko"*)"
 done
 # Every Debian module that imports from the modules we replace.
 importers=$(awk -F: '$1 !~ /^updates\// && $2 ~ /updates\/dkms\/(rdma_cm|iw_cm|ib_cm)\.ko/ { print $1 }' "$R/modules.dep" |
 	sed 's|.*/||; s|\.ko.*||' | sort | tr '\n' ' ')
 
 # ---- 2. the initramfs: busybox, the 9p modules, an init that mounts / -----------
+# The modules to mount the host's / over virtio-9p, dependencies first, as
+# modprobe resolves them for this kernel (built-in ones are left out: 6.12
+# builds virtio_pci in, 6.1 as modules).
+initrd_mods=$(modprobe -a -S "$K" --show-depends virtio_pci 9pnet_virtio 9p |
+	awk '$1 == "insmod" && !seen[$2]++ { print $2 }' | tr '\n' ' ')
 INITRD=$W/initrd.cpio.gz
-if [ ! -f "$INITRD" ] || [ "$(cat "$W/.initrd-key" 2>/dev/null)" != "$K" ]; then
+if [ ! -f "$INITRD" ] || [ "$(cat "$W/.initrd-key" 2>/dev/null)" != "$K $initrd_mods" ]; then
 	ir=$(mktemp -d "$W/initrd.XXXXXX")
 	mkdir -p "$ir/bin" "$ir/m" "$ir/proc" "$ir/dev" "$ir/newroot"
 	cp /bin/busybox "$ir/bin/busybox"
-	for m in netfs 9pnet 9pnet_virtio 9p; do
-		xz -dc "$(modinfo -k "$K" -n "$m")" >"$ir/m/$m.ko"
+	n=0
+	for f in $initrd_mods; do
+		n=$((n + 1))
+		unko "$f" >"$ir/m/$(printf %02d "$n")-$(basename "${f%%.ko*}").ko"
 	done
 	cat >"$ir/init" <<-'EOF'
 		#!/bin/busybox sh
 		/bin/busybox --install -s /bin
 		mount -t proc proc /proc
 		mount -t devtmpfs devtmpfs /dev
-		for m in netfs 9pnet 9pnet_virtio 9p; do insmod /m/$m.ko || echo "@@DVM FAIL vm:boot: insmod $m"; done
+		for m in /m/*.ko; do insmod $m || echo "@@DVM FAIL vm:boot: insmod $m"; done
 		mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=512000 hostroot /newroot ||
 			{ echo "@@DVM FAIL vm:boot: cannot mount the host's root"; echo o >/proc/sysrq-trigger; }
 		umount /dev /proc
@@ -186,7 +206,7 @@ if [ ! -f "$INITRD" ] || [ "$(cat "$W/.initrd-key" 2>/dev/null)" != "$K" ]; then
 	(cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) >"$INITRD.tmp"
 	mv "$INITRD.tmp" "$INITRD"
 	rm -rf "$ir"
-	echo "$K" >"$W/.initrd-key"
+	echo "$K $initrd_mods" >"$W/.initrd-key"
 fi
 
 # ---- 3. boot ---------------------------------------------------------------------
@@ -206,6 +226,13 @@ for m in $importers; do expected+=("importer:$m"); done
 expected+=(rping:softrnic rping:rxe nvme:softrnic unload dmesg:no-splat)
 
 log "booting Debian's $K under qemu (TCG; timeout ${timeout_s}s; console: $LOG)"
+# ORCM_VM_LOCK=FILE: run the VM (only the VM, not the DKMS build above)
+# under flock FILE, for hosts where VMs take turns; the time is the VM's.
+if [ -n "${ORCM_VM_LOCK:-}" ]; then
+	exec {lockfd}>>"$ORCM_VM_LOCK"
+	flock "$lockfd"
+	log "got $ORCM_VM_LOCK"
+fi
 t0=$(date +%s)
 rc=0
 # One vCPU: with two, TCG sometimes loses a race with the kernel patching its
@@ -218,6 +245,7 @@ timeout -k 5 "$timeout_s" qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 1536 
 	-append "console=ttyS0 panic=-1 loglevel=4 ORCM_ENV=$RUN/env ORCM_GUEST=$ORCM_REPO/tools/debian-vm/guest.sh" \
 	</dev/null >"$LOG" 2>&1 || rc=$?
 took=$(($(date +%s) - t0))
+[ -z "${ORCM_VM_LOCK:-}" ] || exec {lockfd}>&-
 log "the VM ran $took s (status $rc)"
 tr -d '\r' <"$LOG" | grep -E '^(@@DVM|  \[|## )' | grep -vE '^@@DVM (PASS|FAIL)' || true
 
