@@ -469,6 +469,7 @@ static void softib_port_setup(struct softib_dev *sdev)
 	port->guids[0] = sdev->node_guid;
 	rvt_init_port(&sdev->rdi, &port->rvp, 0, port->pkeys);
 	softib_sma_port_init(port);
+	softib_neigh_init(&port->neigh);
 }
 
 /* Tell the SMA when the carrier's state changes. */
@@ -480,6 +481,9 @@ static void softib_carrier_check(struct softib_dev *sdev)
 	if (up == sdev->carrier)
 		return;
 	sdev->carrier = up;
+	/* whoever was behind the link, the SM included, may not be now */
+	if (!up)
+		softib_neigh_flush(&sdev->port.neigh, true);
 	softib_sma_link_change(&sdev->port, up);
 }
 

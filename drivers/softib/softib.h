@@ -4,7 +4,9 @@
  * one port per device) built on rdmavt. IB packets (LRH, GRH when present,
  * BTH and the extended transport headers, payload, ICRC) travel as the
  * payload of Ethernet frames of EtherType SOFTIB_ETHERTYPE on a carrier
- * netdev; the Ethernet header is broadcast, the LRH's DLID routes.
+ * netdev; the LRH's DLID routes, and the Ethernet header goes to the MAC
+ * the DLID was last seen behind (struct softib_neigh), broadcast when it
+ * is unknown, multicast or permissive.
  *
  * This header is the contract between the parts of the driver:
  *   main.c   module, `rdma link add NAME type softib netdev NETDEV`, rdmavt
@@ -80,6 +82,7 @@ enum softib_drop {
 	SOFTIB_DROP_RKEY,	/* R_Key or access check: NAK remote access */
 	SOFTIB_DROP_RNR,	/* no receive WQE: RNR NAK */
 	SOFTIB_DROP_DUP,	/* duplicate request: re-ACKed, not re-executed */
+	SOFTIB_DROP_MGMT,	/* a SubnSet the management policy refuses */
 	SOFTIB_DROP_NR
 };
 
@@ -118,6 +121,71 @@ struct softib_pma_base {
 };
 
 struct softib_dev;
+
+/*
+ * net.c: who sits behind a carrier. The MAC each unicast LID's frames go
+ * to, learned from the frames received (their SLID and Ethernet source),
+ * one table per CA port and per switch port. Bounded (the entry seen
+ * longest ago makes room), aged (SOFTIB_NEIGH_AGE without a frame from
+ * the LID), flushed when the link goes down (main.c, sw.c) or the port's
+ * own LID changes (noticed at the next frame in or out); never taught a
+ * LID of the port's own. A LID not in the table,
+ * a multicast LID and the permissive LID go to broadcast.
+ */
+#define SOFTIB_NEIGH_MAX	64
+#define SOFTIB_NEIGH_AGE	(60 * HZ)
+
+struct softib_neigh_ent {
+	unsigned long seen;		/* jiffies of the last frame from it */
+	u16 lid;			/* 0: a free slot */
+	u8 mac[ETH_ALEN];
+};
+
+struct softib_neigh {
+	/*
+	 * lock protects ent[] and the SM binding. Taken with irqsave: the
+	 * SMA flushes under rvp.lock (irqsave), and nothing is taken under
+	 * it.
+	 */
+	spinlock_t lock;
+	u16 own;			/* the port's LID ent[] was learned at */
+	struct softib_neigh_ent ent[SOFTIB_NEIGH_MAX];
+	/*
+	 * A CA port's SM binding (mgmt_policy sm-only, softib_mgmt_set_ok()):
+	 * the Ethernet source the first SubnSet from the wire came from
+	 * since the link came up. A switch keeps its own (struct softib_sw).
+	 */
+	bool sm_bound;
+	u8 sm_mac[ETH_ALEN];
+	/* frames sent to a learned MAC, and to broadcast */
+	atomic64_t ucast, bcast;
+};
+
+void softib_neigh_init(struct softib_neigh *n);
+void softib_neigh_learn(struct softib_neigh *n, u16 slid, u16 own,
+			u16 own_mask, const u8 *mac, unsigned long now);
+bool softib_neigh_lookup(struct softib_neigh *n, u16 dlid, u8 *mac,
+			 unsigned long now);
+void softib_neigh_flush(struct softib_neigh *n, bool sm);
+void softib_neigh_own(struct softib_neigh *n, u16 own);
+unsigned int softib_neigh_count(struct softib_neigh *n, unsigned long now);
+bool softib_neigh_sm_ok(struct softib_neigh *n, const u8 *mac);
+const u8 *softib_skb_src(const struct sk_buff *skb);
+
+/*
+ * net.c: management from the wire (module parameter mgmt_policy). sm-only
+ * (the default): a port whose M_Key is 0 takes SubnSet from the wire only
+ * from the Ethernet source its first SubnSet came from since its link came
+ * up (its SM); open: from anyone, as IBA has it. A non-zero M_Key is
+ * IBA's own check in either.
+ */
+enum softib_mgmt_policy {
+	SOFTIB_MGMT_SM_ONLY,
+	SOFTIB_MGMT_OPEN,
+};
+
+enum softib_mgmt_policy softib_mgmt_policy_get(void);
+bool softib_mgmt_set_ok(struct softib_neigh *n, __be64 mkey, const u8 *mac);
 
 /*
  * sma.c: the traps the port sends to its master SM (IBA vol 1 14.2.5.1,
@@ -195,6 +263,7 @@ struct softib_port {
 	u8 vl_arb[4][IB_SMP_DATA_SIZE];	/* VLArbitrationTable blocks 1-4 */
 	struct softib_pma_base pma;	/* pma.c */
 	struct softib_trap trap;	/* sma.c, under trap.lock */
+	struct softib_neigh neigh;	/* net.c, under neigh.lock */
 };
 
 /*
@@ -286,7 +355,8 @@ static inline struct softib_dev *rdi_to_sdev(struct rvt_dev_info *rdi)
 int softib_net_init(void);
 void softib_net_exit(void);
 int softib_xmit(struct softib_dev *sdev, struct sk_buff *skb);
-int softib_eth_xmit(struct net_device *ndev, struct sk_buff *skb);
+int softib_eth_xmit(struct net_device *ndev, struct sk_buff *skb,
+		    struct softib_neigh *n);
 
 /* icrc.c */
 u32 softib_icrc(const void *pkt, unsigned int len_without_icrc);

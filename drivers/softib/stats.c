@@ -3,7 +3,8 @@
  * softib: drop counters. Every packet the receive path refuses is counted
  * by reason; /sys/kernel/debug/softib/<ibdev>/drops lists each reason and
  * its count; .../rc the RC requester's recoveries, .../traps the traps the
- * SMA sent to the SM and what became of them.
+ * SMA sent to the SM and what became of them, .../neigh the MACs the
+ * carrier sends unicast LIDs to (net.c) and the frames sent each way.
  */
 #include <linux/seq_file.h>
 #include "softib.h"
@@ -26,6 +27,7 @@ static const char *const softib_drop_names[SOFTIB_DROP_NR] = {
 	[SOFTIB_DROP_RKEY] = "rkey",
 	[SOFTIB_DROP_RNR] = "rnr",
 	[SOFTIB_DROP_DUP] = "dup",
+	[SOFTIB_DROP_MGMT] = "mgmt",
 };
 
 static struct dentry *softib_debugfs_root;
@@ -115,6 +117,37 @@ static int softib_traps_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(softib_traps);
 
+/*
+ * "ucast N", "bcast N", "known N", "sm MAC|none", then one "LID MAC AGE_MS"
+ * line per neighbour.
+ */
+static int softib_neigh_show(struct seq_file *m, void *unused)
+{
+	struct softib_dev *sdev = m->private;
+	struct softib_neigh *n = &sdev->port.neigh;
+	unsigned long now = jiffies, flags;
+	unsigned int i;
+
+	seq_printf(m, "ucast %llu\n", atomic64_read(&n->ucast));
+	seq_printf(m, "bcast %llu\n", atomic64_read(&n->bcast));
+	seq_printf(m, "known %u\n", softib_neigh_count(n, now));
+	spin_lock_irqsave(&n->lock, flags);
+	if (n->sm_bound)
+		seq_printf(m, "sm %pM\n", n->sm_mac);
+	else
+		seq_puts(m, "sm none\n");
+	for (i = 0; i < SOFTIB_NEIGH_MAX; i++) {
+		const struct softib_neigh_ent *e = &n->ent[i];
+
+		if (e->lid && time_before(now, e->seen + SOFTIB_NEIGH_AGE))
+			seq_printf(m, "%u %pM %u\n", e->lid, e->mac,
+				   jiffies_to_msecs(now - e->seen));
+	}
+	spin_unlock_irqrestore(&n->lock, flags);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(softib_neigh);
+
 void softib_debugfs_add(struct softib_dev *sdev)
 {
 	sdev->debugfs = debugfs_create_dir(dev_name(&sdev->rdi.ibdev.dev),
@@ -124,6 +157,8 @@ void softib_debugfs_add(struct softib_dev *sdev)
 	debugfs_create_file("rc", 0444, sdev->debugfs, sdev, &softib_rc_fops);
 	debugfs_create_file("traps", 0444, sdev->debugfs, sdev,
 			    &softib_traps_fops);
+	debugfs_create_file("neigh", 0444, sdev->debugfs, sdev,
+			    &softib_neigh_fops);
 }
 
 void softib_debugfs_remove(struct softib_dev *sdev)

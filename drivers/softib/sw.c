@@ -49,6 +49,7 @@ static const char * const softib_sw_drop_names[SOFTIB_SW_DROP_NR] = {
 	[SOFTIB_SW_DROP_SMP] = "smp",
 	[SOFTIB_SW_DROP_ICRC] = "smp_bad",
 	[SOFTIB_SW_DROP_HOPS] = "hop_limit",
+	[SOFTIB_SW_DROP_MGMT] = "mgmt",
 };
 
 void softib_sw_drop(struct softib_sw_port *p, enum softib_sw_drop why)
@@ -85,6 +86,12 @@ void softib_sw_link_train(struct softib_sw_port *p)
 			   IB_PORT_PHYS_STATE_SLEEP :
 			   IB_PORT_PHYS_STATE_POLLING);
 		WRITE_ONCE(p->state, IB_PORT_DOWN);
+	}
+	if (p->state == IB_PORT_DOWN) {
+		/* whoever was behind the link, the SM included, may not be */
+		softib_neigh_flush(&p->neigh, true);
+		if (p->sw->sm_port == p->num)
+			p->sw->sm_port = 0;
 	}
 }
 
@@ -146,6 +153,7 @@ struct softib_sw *softib_sw_alloc(u8 nports, u32 idx)
 		p->sw = sw;
 		p->num = i;
 		INIT_LIST_HEAD(&p->bound);
+		softib_neigh_init(&p->neigh);
 		softib_sw_port_reset(p);
 	}
 	return sw;

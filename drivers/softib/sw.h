@@ -43,6 +43,7 @@ enum softib_sw_drop {
 	SOFTIB_SW_DROP_SMP,	/* a DR or LID-routed SMP C14-9/C14-13 discard */
 	SOFTIB_SW_DROP_ICRC,	/* an SMP to the switch with a bad ICRC */
 	SOFTIB_SW_DROP_HOPS,	/* forwarded SOFTIB_SW_HOP_LIMIT times: a loop */
+	SOFTIB_SW_DROP_MGMT,	/* a SubnSet the management policy refuses */
 	SOFTIB_SW_DROP_NR
 };
 
@@ -80,6 +81,8 @@ struct softib_sw_port {
 
 	atomic64_t rx_pkts, tx_pkts, rx_words, tx_words;
 	atomic64_t drops[SOFTIB_SW_DROP_NR];
+	/* who is behind the port (net.c); its SM binding is unused */
+	struct softib_neigh neigh;
 };
 
 /* The switch. Everything management is under lock (BH: the SMA's softirq). */
@@ -103,6 +106,13 @@ struct softib_sw {
 	u16 mkey_lease_period;
 	unsigned long mkey_lease_timeout;	/* jiffies, 0: no lease running */
 	u16 mkey_violations;
+	/*
+	 * mgmt_policy sm-only (net.c): the port (0: none yet) and Ethernet
+	 * source the first SubnSet from the wire came by; forgotten when
+	 * that port's link goes down.
+	 */
+	u8 sm_port;
+	u8 sm_mac[ETH_ALEN];
 	u8 subnet_timeout;
 	u16 pkeys[SOFTIB_NPKEYS];		/* port 0's P_KeyTable */
 
@@ -141,6 +151,8 @@ bool softib_sw_sma(struct softib_sw *sw, u8 in_port, struct ib_smp *smp);
 void softib_sw_port_reset(struct softib_sw_port *p);
 
 /* sw_fwd.c */
+bool softib_sw_mgmt_ok(struct softib_sw_port *p, const struct ib_smp *smp,
+		       const u8 *src);
 void softib_sw_rcv(struct softib_sw_port *p, struct sk_buff *skb);
 
 #endif /* SOFTIB_SW_H */

@@ -14,6 +14,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/etherdevice.h>
 #include <linux/netdevice.h>
 #include <linux/unaligned.h>
 #include <kunit/static_stub.h>
@@ -106,7 +107,7 @@ static void sw_xmit(struct softib_sw_port *from, struct softib_sw_port *q,
 	skb_scrub_packet(skb, true);
 	atomic64_inc(&q->tx_pkts);
 	atomic64_add(len / 4, &q->tx_words);
-	softib_eth_xmit(ndev, skb);
+	softib_eth_xmit(ndev, skb, &q->neigh);
 	return;
 free:
 	kfree_skb(skb);
@@ -212,12 +213,51 @@ static void sw_set_lids(struct sk_buff *skb, u16 dlid, u16 slid)
 	put_unaligned_be16(slid, skb->data + 6);
 }
 
+/**
+ * softib_sw_mgmt_ok - may an SMP for the switch from the wire reach its SMA?
+ * @p: the port it arrived on
+ * @smp: the SMP
+ * @src: the frame's Ethernet source (NULL: none, the zero address stands)
+ *
+ * mgmt_policy sm-only and the switch's M_Key 0: a SubnSet only by the port
+ * and from the source of the first since that port's link came up (net.c).
+ * Return: false when refused (counted).
+ */
+bool softib_sw_mgmt_ok(struct softib_sw_port *p, const struct ib_smp *smp,
+		       const u8 *src)
+{
+	static const u8 none[ETH_ALEN];
+	struct softib_sw *sw = p->sw;
+	bool ok = true;
+
+	if (smp->method != IB_MGMT_METHOD_SET ||
+	    softib_mgmt_policy_get() == SOFTIB_MGMT_OPEN)
+		return true;
+	if (!src)
+		src = none;
+	spin_lock_bh(&sw->lock);
+	if (sw->mkey) {
+		ok = true;		/* IBA's M_Key check decides */
+	} else if (!sw->sm_port) {
+		sw->sm_port = p->num;
+		ether_addr_copy(sw->sm_mac, src);
+	} else {
+		ok = sw->sm_port == p->num && ether_addr_equal(sw->sm_mac, src);
+	}
+	spin_unlock_bh(&sw->lock);
+	if (!ok)
+		softib_sw_drop(p, SOFTIB_SW_DROP_MGMT);
+	return ok;
+}
+
 /*
- * A directed-route SMP arriving on p (C14-9 outgoing, C14-13 returning).
- * Returns the port to send the rewritten packet out of, or NULL to drop.
+ * A directed-route SMP arriving on p (C14-9 outgoing, C14-13 returning)
+ * from src. Returns the port to send the rewritten packet out of, or NULL
+ * to drop (with *answered set: already counted, a SubnSet refused).
  */
 static struct softib_sw_port *sw_dr(struct softib_sw_port *p,
-				    struct ib_smp *smp, bool *answered)
+				    struct ib_smp *smp, const u8 *src,
+				    bool *answered)
 {
 	struct softib_sw *sw = p->sw;
 	u8 hc = smp->hop_cnt, hp = smp->hop_ptr;
@@ -237,6 +277,10 @@ static struct softib_sw_port *sw_dr(struct softib_sw_port *p,
 		if (smp->dr_dlid != IB_LID_PERMISSIVE)
 			return NULL;
 		smp->hop_ptr = hp + 1;
+		if (!softib_sw_mgmt_ok(p, smp, src)) {
+			*answered = true;	/* counted */
+			return NULL;
+		}
 		if (!softib_sw_sma(sw, p->num, smp))
 			return NULL;
 		*answered = true;
@@ -275,7 +319,9 @@ static void sw_rcv_vl15(struct softib_sw_port *p, struct sk_buff *skb,
 	if (l->dlid == IB_LID_PERMISSIVE) {
 		if (smp->mgmt_class != IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
 			goto drop;
-		q = sw_dr(p, smp, &answered);
+		q = sw_dr(p, smp, softib_skb_src(skb), &answered);
+		if (!q && answered)
+			goto free;
 		if (!q)
 			goto drop;
 		if (answered) {
@@ -288,6 +334,8 @@ static void sw_rcv_vl15(struct softib_sw_port *p, struct sk_buff *skb,
 		    l->slid == IB_LID_PERMISSIVE || !l->slid ||
 		    softib_lid_is_mcast(l->slid))
 			goto drop;
+		if (!softib_sw_mgmt_ok(p, smp, softib_skb_src(skb)))
+			goto free;
 		if (!softib_sw_sma(sw, p->num, smp))
 			goto drop;	/* no answer (a response, a bad M_Key) */
 		q = l->slid <= READ_ONCE(sw->lft_top) ?
@@ -315,7 +363,7 @@ void softib_sw_rcv(struct softib_sw_port *p, struct sk_buff *skb)
 {
 	u8 state = READ_ONCE(p->state);
 	struct sw_lrh l;
-	const u8 *pkt;
+	const u8 *pkt, *src;
 
 	if (skb_linearize(skb) || skb->len < SW_MIN_BYTES)
 		goto short_pkt;
@@ -338,6 +386,11 @@ void softib_sw_rcv(struct softib_sw_port *p, struct sk_buff *skb)
 		goto short_pkt;
 	atomic64_inc(&p->rx_pkts);
 	atomic64_add(l.bytes / 4, &p->rx_words);
+	src = softib_skb_src(skb);
+	if (src && state != IB_PORT_DOWN && state != IB_PORT_NOP)
+		softib_neigh_learn(&p->neigh, l.slid, READ_ONCE(p->sw->lid),
+				   (1U << READ_ONCE(p->sw->lmc)) - 1, src,
+				   jiffies);
 
 	if (state == IB_PORT_DOWN || state == IB_PORT_NOP) {
 		softib_sw_drop(p, SOFTIB_SW_DROP_STATE);

@@ -202,7 +202,7 @@ void softib_ud_rcv(struct softib_dev *sdev, struct sk_buff *skb)
 	int pkey_index = 0;
 	bool is_smp, on_vl15;
 	u8 state;
-	const u8 *pkt;
+	const u8 *pkt, *src;
 
 	if (skb_linearize(skb)) {
 		softib_drop(port, SOFTIB_DROP_SHORT);
@@ -267,6 +267,22 @@ void softib_ud_rcv(struct softib_dev *sdev, struct sk_buff *skb)
 	    pkt[h.hdr_len + offsetof(struct ib_mad_hdr, mgmt_class)] !=
 	    IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
 		goto drop;
+
+	/*
+	 * From the wire (the loopback has no Ethernet header): a SubnSet
+	 * passes the management policy, and the frame teaches its sender's
+	 * MAC.
+	 */
+	src = softib_skb_src(skb);
+	why = SOFTIB_DROP_MGMT;
+	if (src && h.dqpn == 0 &&
+	    pkt[h.hdr_len + offsetof(struct ib_mad_hdr, method)] ==
+	    IB_MGMT_METHOD_SET &&
+	    !softib_mgmt_set_ok(&port->neigh, READ_ONCE(port->rvp.mkey), src))
+		goto drop;
+	if (src)
+		softib_neigh_learn(&port->neigh, h.slid, lid, mask, src,
+				   jiffies);
 
 	if (h.dqpn == SOFTIB_QPN_MCAST) {
 		why = SOFTIB_DROP_QP;

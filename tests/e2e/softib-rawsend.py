@@ -8,6 +8,7 @@ softib-rawsend.py NETDEV COUNT KIND...   KIND: short icrc lver opcode dlid pkey
                                          sw-icrc sw-len
                                          ud,DLID,QPN,QKEY,BYTES
                                          mc,MLID,MGID,QKEY,BYTES
+                                         pkeyset,DLID,SLID,PKEY
 
 Each KIND is an IB packet (EtherType 0x88b5, broadcast) wrong in exactly one
 way, sent COUNT times. The ICRC is computed here from the IBA rule (CRC-32
@@ -20,7 +21,13 @@ buffer may be too small for them): to QPN at DLID, or to the multicast group
 MGID (IPv6 notation) at MLID, with a GRH and QPN 0xFFFFFF. Numbers may be
 hexadecimal (0x...). Many of them are paced, so that the receiver's backlog
 takes them all.
+
+pkeyset is a LID-routed SubnSet(P_KeyTable) of block 0 with M_Key 0 to DLID
+from SLID: P_Keys 0xFFFF and PKEY (softib-mgmt.sh). SIB_SRC_MAC, when set,
+is the frames' Ethernet source (another host on the segment), in place of
+NETDEV's own address.
 """
+import os
 import socket
 import struct
 import sys
@@ -110,8 +117,20 @@ KINDS = {
 }
 
 
+def pkeyset(dlid, slid, pkey):
+    """A LID-routed SubnSet(P_KeyTable) block 0: 0xFFFF, pkey, 0..."""
+    mad = bytearray(256)
+    mad[0:4] = bytes((1, 0x01, 1, 0x02))
+    struct.pack_into(">QH", mad, 8, 0x5E7, 0x0016)
+    struct.pack_into(">HH", mad, 64, 0xFFFF, pkey)
+    return packet(vl=15, dlid=dlid, slid=slid, dqpn=0, qkey=0,
+                  payload=bytes(mad))
+
+
 def ud(spec):
     """ud,DLID,QPN,QKEY,BYTES or mc,MLID,MGID,QKEY,BYTES: a good UD SEND."""
+    if spec.startswith("pkeyset,"):
+        return pkeyset(*(int(v, 0) for v in spec.split(",")[1:]))
     kind, lid, dst, qkey, size = spec.split(",")
     payload = bytes(i & 0xFF for i in range(int(size, 0)))
     if kind == "ud":
@@ -128,7 +147,8 @@ def main():
     ifname, count, kinds = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((ifname, 0))
-    src = open(f"/sys/class/net/{ifname}/address").read().strip()
+    src = os.environ.get("SIB_SRC_MAC") or \
+        open(f"/sys/class/net/{ifname}/address").read().strip()
     eth = b"\xff" * 6 + bytes.fromhex(src.replace(":", "")) + \
         struct.pack(">H", ETHERTYPE)
     for kind in kinds:
