@@ -148,6 +148,8 @@ grep -q 'link_layer:.*InfiniBand' /tmp/sib0.txt || { echo "## FAIL: not InfiniBa
 grep -q 'state:.*PORT_INIT' /tmp/sib0.txt || { echo "## FAIL: port not INIT"; exit 1; }
 EOF2
 e2e softib:dev 60 bash /tmp/softib.sh
+# A softib subnet under stock opensm: ping and rping over IPoIB addresses.
+e2e softib:ipoib-rping 180 bash "$DVM_REPO/tools/debian-vm/softib-ipoib.sh"
 # NVMe-oF over softrnic: nvmet-rdma target, nvme-rdma host, written data
 # read back and checksummed on the host side and in the target's file,
 # `rdma res show cm_id` listing both connected ids and the listener.

@@ -36,6 +36,9 @@
 #   load:<m>            in the guest, modprobe takes rdma_cm, iw_cm, ib_cm,
 #                       softrnic, softib from updates/dkms, srcversion as DKMS built it
 #   softib:dev          a softib CA on Debian's rdmavt.ko, opened by ipathverbs
+#   softib:ipoib-rping  a softib subnet under stock opensm on Debian's rdmavt,
+#                       ib_umad and ib_ipoib: ping and rping over IPoIB
+#                       addresses (tools/debian-vm/softib-ipoib.sh)
 #   importer:<m>        every Debian module importing from rdma_cm/iw_cm/ib_cm
 #                       (from modules.dep) loads and holds ours
 #   rping:softrnic      rping between two namespaces over softrnic on a veth
