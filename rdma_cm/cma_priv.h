@@ -42,13 +42,24 @@ enum rdma_cm_state {
 
 /*
  * Per-port defaults that configfs sets (configfs.c): the GID type (an enum
- * ib_gid_type) and the ToS of RoCE connections. Single bytes, read and
- * written with READ_ONCE()/WRITE_ONCE(), no lock.
+ * ib_gid_type), the ToS of RoCE connections, and the CM response timeout
+ * and retry count of IB/RoCE connections (cm_timers.c; CMA_CM_UNSET: the
+ * namespace's value). Single bytes, read and written with
+ * READ_ONCE()/WRITE_ONCE(), no lock.
  */
 struct cma_port_cfg {
 	u8			gid_type;
 	u8			roce_tos;
+	u8			cm_response_timeout;
+	u8			cm_max_retries;
 };
+
+/* The CM's reply timeout and retries (cm_timers.c); defaults are in-tree's. */
+#define CMA_CM_DEFAULT_TIMEOUT	20	/* 4.096 us * 2^20: about 4.3 s */
+#define CMA_CM_DEFAULT_RETRIES	15
+#define CMA_CM_TIMEOUT_MAX	31	/* the REQ's 5-bit field */
+#define CMA_CM_RETRIES_MAX	15	/* the REQ's 4-bit field */
+#define CMA_CM_UNSET		0xff
 
 /* An RDMA device known to the CM (one per ib_device, ib_client data). */
 struct cma_device {
@@ -305,6 +316,14 @@ unsigned long cma_gid_types(struct ib_device *device, u32 port);
 extern struct list_head cma_dev_list;
 extern struct ib_client cma_client;
 int cma_device_init(void);
+int cma_timers_init(void);
+void cma_timers_exit(void);
+u8 cma_cm_response_timeout(const struct rdma_id_private *id_priv);
+u8 cma_cm_max_retries(const struct rdma_id_private *id_priv);
+int cma_cm_timer_parse(const char *buf, u8 max);
+#if IS_ENABLED(CONFIG_KUNIT)
+void cma_cm_timers_set_net(struct net *net, u8 timeout, u8 retries);
+#endif
 void cma_device_exit(void);
 
 /* Listening (listen.c). */

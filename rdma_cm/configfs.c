@@ -7,6 +7,10 @@
  *   <device>/ports/<n>/default_roce_mode   "IB/RoCE v1" or "RoCE v2"; a type
  *					     the port lacks is -EINVAL
  *   <device>/ports/<n>/default_roce_tos    0-255
+ *   <device>/ports/<n>/cm_response_timeout -1 (the namespace's
+ *					     net.rdma_cm value) or 0-31
+ *   <device>/ports/<n>/cm_max_retries      -1 or 0-15 (cm_timers.c; not
+ *					     in-tree)
  *
  * The values live in the cma_device (cma_priv.h), so they outlive the
  * directory and go with the device; a directory whose device went away
@@ -137,12 +141,75 @@ static ssize_t default_roce_tos_store(struct config_item *item,
 	return strnlen(buf, count);
 }
 
+/* A port's CM timer (cm_timers.c): -1 when the namespace's value applies. */
+static ssize_t cma_cfs_timer_show(struct config_item *item, char *buf, bool retries)
+{
+	struct cma_device *cma_dev;
+	struct cma_port_cfg *cfg;
+	u8 v;
+	int ret;
+
+	ret = cma_cfs_get(item, &cma_dev, &cfg);
+	if (ret)
+		return ret;
+	v = retries ? READ_ONCE(cfg->cm_max_retries) : READ_ONCE(cfg->cm_response_timeout);
+	cma_dev_put(cma_dev);
+	return sysfs_emit(buf, "%d\n", v == CMA_CM_UNSET ? -1 : v);
+}
+
+static ssize_t cma_cfs_timer_store(struct config_item *item, const char *buf,
+				   size_t count, bool retries)
+{
+	struct cma_device *cma_dev;
+	struct cma_port_cfg *cfg;
+	int v, ret;
+
+	v = cma_cm_timer_parse(buf, retries ? CMA_CM_RETRIES_MAX : CMA_CM_TIMEOUT_MAX);
+	if (v < 0)
+		return v;
+	ret = cma_cfs_get(item, &cma_dev, &cfg);
+	if (ret)
+		return ret;
+	if (retries)
+		WRITE_ONCE(cfg->cm_max_retries, v);
+	else
+		WRITE_ONCE(cfg->cm_response_timeout, v);
+	cma_dev_put(cma_dev);
+	return strnlen(buf, count);
+}
+
+static ssize_t cm_response_timeout_show(struct config_item *item, char *buf)
+{
+	return cma_cfs_timer_show(item, buf, false);
+}
+
+static ssize_t cm_response_timeout_store(struct config_item *item,
+					 const char *buf, size_t count)
+{
+	return cma_cfs_timer_store(item, buf, count, false);
+}
+
+static ssize_t cm_max_retries_show(struct config_item *item, char *buf)
+{
+	return cma_cfs_timer_show(item, buf, true);
+}
+
+static ssize_t cm_max_retries_store(struct config_item *item,
+				    const char *buf, size_t count)
+{
+	return cma_cfs_timer_store(item, buf, count, true);
+}
+
 CONFIGFS_ATTR(, default_roce_mode);
 CONFIGFS_ATTR(, default_roce_tos);
+CONFIGFS_ATTR(, cm_response_timeout);
+CONFIGFS_ATTR(, cm_max_retries);
 
 static struct configfs_attribute *cma_cfs_port_attrs[] = {
 	&attr_default_roce_mode,
 	&attr_default_roce_tos,
+	&attr_cm_response_timeout,
+	&attr_cm_max_retries,
 	NULL,
 };
 

@@ -352,9 +352,13 @@ static int cma_add_one(struct ib_device *device)
 	if (!cma_dev)
 		return -ENOMEM;
 	cma_dev->device = device;
-	rdma_for_each_port(device, port)
-		cma_dev->port_cfg[port - rdma_start_port(device)].gid_type =
-			cma_default_gid_type(device, port);
+	rdma_for_each_port(device, port) {
+		struct cma_port_cfg *cfg = &cma_dev->port_cfg[port - rdma_start_port(device)];
+
+		cfg->gid_type = cma_default_gid_type(device, port);
+		cfg->cm_response_timeout = CMA_CM_UNSET;
+		cfg->cm_max_retries = CMA_CM_UNSET;
+	}
 	spin_lock_init(&cma_dev->id_lock);
 	INIT_LIST_HEAD(&cma_dev->id_list);
 	refcount_set(&cma_dev->refcount, 1);

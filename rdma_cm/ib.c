@@ -29,9 +29,6 @@
 #include "ps.h"
 #include "trace.h"
 
-/* 4.096 us * 2^20: about 4 s for the peer's CM to answer. */
-#define CMA_IB_CM_RESPONSE_TIMEOUT	20
-#define CMA_IB_MAX_CM_RETRIES		15
 /* Our consumer may take its time to accept: ask for 4.096 us * 2^24. */
 #define CMA_IB_MRA_SETTING		(IB_CM_MRA_FLAG_DELAY | 24)
 
@@ -626,9 +623,10 @@ int cma_ib_connect(struct rdma_id_private *id_priv,
 	req.flow_control = conn_param->flow_control;
 	req.retry_count = min_t(u8, 7, conn_param->retry_count);
 	req.rnr_retry_count = min_t(u8, 7, conn_param->rnr_retry_count);
-	req.remote_cm_response_timeout = CMA_IB_CM_RESPONSE_TIMEOUT;
-	req.local_cm_response_timeout = CMA_IB_CM_RESPONSE_TIMEOUT;
-	req.max_cm_retries = CMA_IB_MAX_CM_RETRIES;
+	/* The port's or the namespace's values (cm_timers.c): in-tree's by default. */
+	req.remote_cm_response_timeout = cma_cm_response_timeout(id_priv);
+	req.local_cm_response_timeout = req.remote_cm_response_timeout;
+	req.max_cm_retries = cma_cm_max_retries(id_priv);
 	req.srq = id_priv->srq ? 1 : 0;
 	req.ece.vendor_id = id_priv->ece.vendor_id;
 	req.ece.attr_mod = id_priv->ece.attr_mod;

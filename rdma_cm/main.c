@@ -50,6 +50,9 @@ static int __init cma_init(void)
 	ret = cma_ps_init();
 	if (ret)
 		goto err_addr;
+	ret = cma_timers_init();
+	if (ret)
+		goto err_ps;
 	cma_debugfs_init();
 	cma_sa_init();
 	ret = cma_device_init();
@@ -71,6 +74,8 @@ err_sa:
 	cma_sa_exit();
 	cma_pc_exit();
 	cma_debugfs_exit();
+	cma_timers_exit();
+err_ps:
 	cma_ps_exit();
 err_addr:
 	cma_addr_exit();
@@ -87,6 +92,7 @@ static void __exit cma_exit(void)
 	cma_sa_exit();
 	cma_pc_exit();
 	cma_debugfs_exit();
+	cma_timers_exit();
 	cma_ps_exit();
 	cma_addr_exit();
 	destroy_workqueue(cma_wq);

@@ -55,6 +55,15 @@
 #define ORCM_CTL_TABLE_END { }
 #endif
 
+/* register_net_sysctl() of a table given by pointer and entry count. */
+#ifdef ORCM_HAVE_SYSCTL_TABLE_SIZE
+#define orcm_register_net_sysctl(net, path, table, n) \
+	register_net_sysctl_sz(net, path, table, n)
+#else
+#define orcm_register_net_sysctl(net, path, table, n) \
+	register_net_sysctl(net, path, table)
+#endif
+
 /* The type of ib_sa_path_rec_get()'s record count in its callback. */
 #ifdef ORCM_HAVE_SA_PATH_REC_CB_UINT
 typedef unsigned int orcm_num_prs_t;
