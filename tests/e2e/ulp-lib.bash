@@ -200,6 +200,11 @@ sum_at() {
 	[ "${4:-}" = direct ] && fl=$fl,direct
 	dd if="$1" bs=1M iflag="$fl" skip="$2" count="$3" status=none | sha256sum | cut -d' ' -f1
 }
+# write_at SRC DEV OFFSET: write the file SRC to DEV at OFFSET, direct, synced.
+write_at() {
+	timeout -k 2 "$STEP" dd if="$1" of="$2" bs=1M oflag=direct,seek_bytes seek="$3" \
+		conv=notrunc,fsync status=none || fail "writing $1 to $2 at $3: status $?"
+}
 # same_sum WHAT FILE OFFSET SIZE SHA256 [direct]: sum_at FILE OFFSET SIZE is
 # SHA256, or the test fails (WHAT names the data).
 same_sum() {

@@ -155,8 +155,3 @@ nvme_verify_sets() {
 	done <<<"$SETS"
 }
 
-# write_at SRC DEV OFFSET: write the file SRC to DEV at OFFSET, direct, synced.
-write_at() {
-	timeout -k 2 "$STEP" dd if="$1" of="$2" bs=1M oflag=direct,seek_bytes seek="$3" \
-		conv=notrunc,fsync status=none || fail "writing $1 to $2 at $3: status $?"
-}
