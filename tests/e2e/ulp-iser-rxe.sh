@@ -11,24 +11,8 @@
 . "$(dirname "$0")/ulp-iser.bash"
 
 T_DEV=rxeI H_DEV=rxeI ISER_OVER=rxe
-ulp_topology() {
-	ip link add "$T_IF" index 201 type veth peer name "$H_IF" index 202
-	ip addr add "$T_ADDR/24" dev "$T_IF"
-	ip addr add "$H_ADDR/24" dev "$T_IF"
-	ip link set "$T_IF" up
-	ip link set "$H_IF" up
-	rdma link add "$T_DEV" type rxe netdev "$T_IF"
-	wait_for 10 "$T_DEV ACTIVE" dev_active "$T_DEV"
-	say "topology (init_net): $T_IF $T_ADDR $H_ADDR $T_DEV (loopback)"
-	rdma link show "$T_DEV/1"
-}
-ulp_devs_active() { dev_active "$T_DEV"; }
-ulp_topology_down() {
-	if rdma link show "$T_DEV/1" >/dev/null 2>&1; then
-		ulp_link_delete "$T_DEV"
-	fi
-	ip link del "$T_IF" 2>/dev/null || true
-}
+# shellcheck source=tests/e2e/ulp-rxe.bash
+. "$(dirname "$0")/ulp-rxe.bash"
 iser_portal_make() {
 	mkdir "$TPG/np/$PORTAL" || fail "making the portal $PORTAL"
 }
