@@ -155,10 +155,8 @@ int main(int argc, char **argv)
 	CMD_INIT(ra, UCMA_CMD_RESOLVE_ADDR, 0);
 	ra.id = cid;
 	ra.timeout_ms = 2000;
-	if (getenv("UR_SRC")) {
-		ra.src_size = ucma_addr_len(&from);
-		memcpy(&ra.src_addr, &from, sizeof(from));
-	}
+	ra.src_size = ucma_addr_len(&from);
+	memcpy(&ra.src_addr, &from, sizeof(from));
 	ra.dst_size = ucma_addr_len(&la);
 	memcpy(&ra.dst_addr, &la, sizeof(la));
 	/* A new rxe port may take a few seconds to carry ARP. */
