@@ -75,10 +75,26 @@ declare -A V
 # once, with the machine loaded by a kernel build besides two VMs, a read
 # gave one (2026-11-27), and the assignment's "bad array subscript" ended
 # the script without a word.
+#
+# The file is read whole by one open and sequential reads, then parsed:
+# bash's `read` from a file seeks back after each line, and a seek in a
+# debugfs seq_file regenerates the text, whose counters move under the
+# stream, so a line could be split or lost (a CI run, 2026-11-28: a read
+# just after the MTU change had no mulpdu line). A snapshot without the
+# keys every connection file has is read again.
 load() {
-	local k v
-	V=()
-	while read -r k v; do [ -z "$k" ] || V[$k]=$v; done <"$1"
+	local k v s n
+	for n in 1 2 3 4 5; do
+		s=$(<"$1") || s=''
+		V=()
+		while read -r k v; do
+			[ -z "$k" ] || V[$k]=$v
+		done <<<"$s"
+		[ -n "${V[mtu]:-}" ] && [ -n "${V[mulpdu]:-}" ] && return 0
+		sleep 0.05
+	done
+	V[mtu]=${V[mtu]:-missing}
+	V[mulpdu]=${V[mulpdu]:-missing}
 }
 ms() { local t=${EPOCHREALTIME/./}; MS=$((t / 1000)); }
 # mulpdu_of MTU: MPA MULPDU of one FPDU per segment (IPv4, TCP timestamps
