@@ -228,6 +228,13 @@ struct rdma_id_private {
 	/* A passive IB id answered the request (REP); handler_mutex. */
 	bool			ib_replied;
 	/*
+	 * route.path_rec[0] came from the path cache (path_cache.c): a
+	 * connect through it that fails drops the record. Written with the
+	 * route (ROUTE_QUERY, or rdma_set_ib_path()'s ADDR_RESOLVED ->
+	 * ROUTE_RESOLVED), read under handler_mutex in CONNECT.
+	 */
+	bool			pc_route;
+	/*
 	 * The task running the id's handler, and whether that handler called
 	 * rdma_destroy_id() on its own id (cma_deliver(), rdma_destroy_id());
 	 * both written under handler_mutex by its holder.

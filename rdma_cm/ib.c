@@ -26,14 +26,17 @@
 
 #include "cma_priv.h"
 #include "ib.h"
+#include "path_cache.h"
 #include "ps.h"
 #include "trace.h"
 
 /* Our consumer may take its time to accept: ask for 4.096 us * 2^24. */
 #define CMA_IB_MRA_SETTING		(IB_CM_MRA_FLAG_DELAY | 24)
 
+#if !IS_ENABLED(CONFIG_KUNIT)	/* else ib.h declares it, for KUnit */
 static int cma_ib_handler(struct ib_cm_id *cm_id,
 			  const struct ib_cm_event *ib_ev);
+#endif
 
 /* What a request asks of a listener. */
 struct cma_ib_req_key {
@@ -495,8 +498,8 @@ static void cma_ib_rep_event(struct rdma_cm_event *ev,
 }
 
 /* Events of a connected-mode id's cm_id. */
-static int cma_ib_handler(struct ib_cm_id *cm_id,
-			  const struct ib_cm_event *ib_ev)
+VISIBLE_IF_KUNIT int cma_ib_handler(struct ib_cm_id *cm_id,
+				    const struct ib_cm_event *ib_ev)
 {
 	struct rdma_id_private *id_priv = cm_id->context;
 	struct rdma_cm_event ev = {};
@@ -512,7 +515,8 @@ static int cma_ib_handler(struct ib_cm_id *cm_id,
 	switch (ib_ev->event) {
 	case IB_CM_REQ_ERROR:
 	case IB_CM_REP_ERROR:
-		/* No answer after the retries. */
+		/* No answer after the retries: a cached path may be stale. */
+		cma_pc_conn_failed(id_priv);
 		ev.event = RDMA_CM_EVENT_UNREACHABLE;
 		ev.status = -ETIMEDOUT;
 		break;
@@ -558,6 +562,12 @@ static int cma_ib_handler(struct ib_cm_id *cm_id,
 		ev.event = RDMA_CM_EVENT_TIMEWAIT_EXIT;
 		break;
 	case IB_CM_REJ_RECEIVED:
+		/*
+		 * Whatever the reason: a REQ on a stale path reaches whoever
+		 * has the old LID now, which refuses it (no listener, or not
+		 * its address); the next resolution asks the SA again.
+		 */
+		cma_pc_conn_failed(id_priv);
 		cma_qp_to_err(id_priv);
 		ev.event = RDMA_CM_EVENT_REJECTED;
 		ev.status = ib_ev->param.rej_rcvd.reason;
@@ -580,6 +590,7 @@ out:
 	mutex_unlock(&id_priv->handler_mutex);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ib_handler);
 
 int cma_ib_connect(struct rdma_id_private *id_priv,
 		   struct rdma_conn_param *conn_param)

@@ -101,6 +101,7 @@ int cma_roce_set_path_l2(struct rdma_id_private *id_priv,
 #if IS_ENABLED(CONFIG_KUNIT)
 int cma_ib_listen_handler(struct ib_cm_id *cm_id,
 			  const struct ib_cm_event *ib_ev);
+int cma_ib_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ib_ev);
 #endif
 int cma_ib_listen(struct rdma_id_private *id_priv);
 int cma_ib_connect(struct rdma_id_private *id_priv,

@@ -123,6 +123,7 @@ int rdma_set_ib_path(struct rdma_cm_id *id, struct sa_path_rec *path_rec)
 	kfree(id->route.path_rec);
 	id->route.path_rec = rec;
 	id->route.num_pri_alt_paths = 1;
+	id_priv->pc_route = false;	/* the caller's path, not the cache's */
 	return 0;
 
 err_free:

@@ -21,6 +21,10 @@ struct cma_pc_stats {
 	unsigned long	coalesced;	/* waited for a query in flight */
 	unsigned long	expired;
 	unsigned long	invalidated;	/* dropped by a port event */
+	unsigned long	evicted;	/* dropped to make room (the caps) */
+	unsigned long	uncached;	/* queried without caching: caps full */
+	unsigned long	failed;		/* dropped after a connect failed */
+	unsigned long	timed_out;	/* waiters failed at their own deadline */
 };
 
 typedef void (*cma_pc_done_fn)(int status, struct sa_path_rec *resp,
@@ -33,6 +37,7 @@ typedef int (*cma_pc_query_fn)(struct ib_device *device, u32 port,
 int cma_pc_resolve(struct rdma_id_private *id_priv, struct sa_path_rec *query,
 		   ib_sa_comp_mask mask, unsigned long timeout_ms);
 void cma_pc_cancel(struct rdma_id_private *id_priv);
+void cma_pc_conn_failed(struct rdma_id_private *id_priv);
 void cma_pc_event(struct ib_event_handler *handler, struct ib_event *event);
 void cma_pc_read_stats(struct cma_pc_stats *stats);
 void cma_pc_debugfs(struct dentry *dir);
@@ -41,6 +46,7 @@ void cma_pc_exit(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 void cma_pc_test_hooks(cma_pc_query_fn fn, unsigned int ttl_ms);
+void cma_pc_test_caps(unsigned int max, unsigned int max_per_device);
 #endif
 
 #endif /* _RDMA_CM_PATH_CACHE_H */

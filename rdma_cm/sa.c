@@ -86,6 +86,7 @@ int cma_ib_resolve_route(struct rdma_id_private *id_priv,
 	kfree(route->path_rec);
 	route->path_rec = rec;
 	route->num_pri_alt_paths = 0;
+	id_priv->pc_route = false;
 
 	mutex_lock(&id_priv->qp_mutex);
 	tos_set = id_priv->tos_set;

@@ -17,6 +17,7 @@
 #include "cma_priv.h"
 #include "ib.h"
 #include "mcast.h"
+#include "path_cache.h"
 #include "trace.h"
 
 /* Per try: 4.096 s, as long as a connected request may wait. */
@@ -62,6 +63,8 @@ int cma_ud_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ib_ev)
 
 	switch (ib_ev->event) {
 	case IB_CM_SIDR_REQ_ERROR:
+		/* No answer: a cached path may be stale (path_cache.c). */
+		cma_pc_conn_failed(id_priv);
 		ev.event = RDMA_CM_EVENT_UNREACHABLE;
 		ev.status = -ETIMEDOUT;
 		break;
@@ -70,6 +73,8 @@ int cma_ud_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ib_ev)
 		ev.param.ud.private_data = ib_ev->private_data;
 		ev.param.ud.private_data_len = IB_CM_SIDR_REP_PRIVATE_DATA_SIZE;
 		if (rep->status != IB_SIDR_SUCCESS) {
+			/* Perhaps from whoever has a stale path's LID now. */
+			cma_pc_conn_failed(id_priv);
 			/* As in-tree: the SIDR status, positive. */
 			ev.event = RDMA_CM_EVENT_UNREACHABLE;
 			ev.status = rep->status;

@@ -20,7 +20,18 @@
  * - a query that cannot start fails its caller without an event and the
  *   ids that waited on it with ROUTE_ERROR;
  * - a lifetime of 0 is no cache: every resolution queries;
- * - an entry past its lifetime is asked for again.
+ * - an entry past its lifetime is asked for again;
+ * - bounds: at the global cap the oldest record makes room; at a device's
+ *   cap the device's oldest does, and other devices keep theirs; with the
+ *   caps full of queries in flight, a miss queries without caching;
+ * - the clock frees an expired record without a lookup of its key;
+ * - a waiter that joined a query in flight with a shorter timeout gets
+ *   ROUTE_ERROR -ETIMEDOUT at its own deadline; one with the same timeout
+ *   gets the query's answer; one with a longer timeout gets a query of
+ *   its own, which takes the key;
+ * - a connect through a cached record that fails (REJ, REQ timeout) drops
+ *   the record: the next resolution queries the SA; a path the caller set
+ *   by hand drops nothing.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,6 +43,7 @@
 #include <linux/slab.h>
 
 #include "rdma_cm/cma_priv.h"
+#include "rdma_cm/ib.h"
 #include "rdma_cm/path_cache.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
@@ -43,6 +55,7 @@ static struct {
 	int		n;
 	cma_pc_done_fn	done[PC_MAX_Q];
 	void		*ctx[PC_MAX_Q];
+	struct sa_path_rec q[PC_MAX_Q];
 	int		start_ret;
 } pc_sa;
 
@@ -56,15 +69,16 @@ static int pc_query(struct ib_device *device, u32 port,
 	if (pc_sa.n < PC_MAX_Q) {
 		pc_sa.done[pc_sa.n] = done;
 		pc_sa.ctx[pc_sa.n] = context;
+		pc_sa.q[pc_sa.n] = *query;
 	}
 	pc_sa.n++;
 	return pc_sa.n;
 }
 
-/* Answer query @i: a record with DLID @dlid, or @status. */
+/* Answer query @i: the path it asked for, with DLID @dlid; or @status. */
 static void pc_answer(int i, int status, u16 dlid)
 {
-	struct sa_path_rec rec = { .rec_type = SA_PATH_REC_TYPE_IB };
+	struct sa_path_rec rec = pc_sa.q[i];
 
 	rec.ib.dlid = cpu_to_be16(dlid);
 	pc_sa.done[i](status, status ? NULL : &rec, status ? 0 : 1,
@@ -139,12 +153,18 @@ static void pc_query_rec(struct sa_path_rec *q, u8 dgid_last, u16 pkey,
 #define PC_MASK	(IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID | \
 		 IB_SA_PATH_REC_PKEY | IB_SA_PATH_REC_SERVICE_ID)
 
-static int pc_resolve(struct rdma_id_private *id_priv, u8 dgid_last)
+static int pc_resolve_t(struct rdma_id_private *id_priv, u8 dgid_last,
+			unsigned long timeout_ms)
 {
 	struct sa_path_rec q;
 
 	pc_query_rec(&q, dgid_last, 0xffff, 0x10000);
-	return cma_pc_resolve(id_priv, &q, PC_MASK, 1000);
+	return cma_pc_resolve(id_priv, &q, PC_MASK, timeout_ms);
+}
+
+static int pc_resolve(struct rdma_id_private *id_priv, u8 dgid_last)
+{
+	return pc_resolve_t(id_priv, dgid_last, 1000);
 }
 
 static void pc_wait(struct kunit *test, atomic_t *v, int n)
@@ -160,12 +180,14 @@ static void pc_restore(void *unused)
 {
 	cma_pc_invalidate(NULL, 0);
 	cma_pc_test_hooks(NULL, 300000);
+	cma_pc_test_caps(4096, 1024);
 }
 
 static int pc_init(struct kunit *test)
 {
 	memset(&pc_sa, 0, sizeof(pc_sa));
 	cma_pc_test_hooks(pc_query, 300000);
+	cma_pc_test_caps(4096, 1024);
 	return kunit_add_action_or_reset(test, pc_restore, NULL);
 }
 
@@ -449,6 +471,229 @@ static void pc_ttl(struct kunit *test)
 	pc_wait(test, &c->resolved, 5);
 }
 
+/* Resolve @dgid_last on @id_priv (a miss), answer query @i and wait. */
+static void pc_keep(struct kunit *test, struct pc_ctx *c,
+		    struct rdma_id_private *id_priv, u8 dgid_last, int i)
+{
+	int n = atomic_read(&c->resolved);
+
+	KUNIT_ASSERT_EQ(test, pc_resolve(id_priv, dgid_last), 0);
+	KUNIT_ASSERT_EQ(test, pc_sa.n, i + 1);
+	pc_answer(i, 0, 10 + i);
+	pc_wait(test, &c->resolved, n + 1);
+}
+
+/* The global cap: the oldest record makes room for a new key. */
+static void pc_cap_evicts_oldest(struct kunit *test)
+{
+	struct pc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct cma_pc_stats s0, s1;
+
+	cma_pc_read_stats(&s0);
+	KUNIT_ASSERT_EQ(test, s0.entries, 0);
+	cma_pc_test_caps(2, 1024);
+	pc_keep(test, c, pc_id(test, c), 2, 0);
+	pc_keep(test, c, pc_id(test, c), 3, 1);
+	pc_keep(test, c, pc_id(test, c), 4, 2);	/* 2 goes */
+	cma_pc_read_stats(&s1);
+	KUNIT_EXPECT_EQ(test, s1.entries, 2);
+	KUNIT_EXPECT_EQ(test, s1.evicted - s0.evicted, 1);
+
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 3), 0);	/* hit */
+	pc_wait(test, &c->resolved, 4);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 3);
+	pc_keep(test, c, pc_id(test, c), 2, 3);	/* asked again; 3 goes */
+	cma_pc_read_stats(&s1);
+	KUNIT_EXPECT_EQ(test, s1.entries, 2);
+	KUNIT_EXPECT_EQ(test, s1.evicted - s0.evicted, 2);
+	KUNIT_EXPECT_EQ(test, s1.hits - s0.hits, 1);
+}
+
+/* A device's cap: its oldest record goes, another device's stays. */
+static void pc_cap_per_device(struct kunit *test)
+{
+	struct pc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct rdma_id_private *other;
+	struct cma_pc_stats s0, s1;
+
+	cma_pc_read_stats(&s0);
+	cma_pc_test_caps(4096, 1);
+	pc_keep(test, c, pc_id(test, c), 2, 0);
+	other = pc_id(test, c);
+	other->id.device = (struct ib_device *)c;	/* another key */
+	pc_keep(test, c, other, 2, 1);
+	cma_pc_read_stats(&s1);
+	KUNIT_EXPECT_EQ(test, s1.entries, 2);
+	KUNIT_EXPECT_EQ(test, s1.evicted, s0.evicted);
+
+	pc_keep(test, c, pc_id(test, c), 3, 2);	/* the first device's 2 goes */
+	cma_pc_read_stats(&s1);
+	KUNIT_EXPECT_EQ(test, s1.entries, 2);
+	KUNIT_EXPECT_EQ(test, s1.evicted - s0.evicted, 1);
+	other = pc_id(test, c);
+	other->id.device = (struct ib_device *)c;
+	KUNIT_ASSERT_EQ(test, pc_resolve(other, 2), 0);	/* still a hit */
+	pc_wait(test, &c->resolved, 4);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 3);
+}
+
+/* Caps full of queries in flight: a miss queries without caching. */
+static void pc_cap_full_uncached(struct kunit *test)
+{
+	struct pc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct cma_pc_stats s0, s1;
+
+	cma_pc_read_stats(&s0);
+	cma_pc_test_caps(1, 1024);
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 2), 0);
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 3), 0);
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 3), 0);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 3);	/* 3 is not coalesced */
+	cma_pc_read_stats(&s1);
+	KUNIT_EXPECT_EQ(test, s1.entries, 1);
+	KUNIT_EXPECT_EQ(test, s1.uncached - s0.uncached, 2);
+	pc_answer(0, 0, 7);
+	pc_answer(1, 0, 8);
+	pc_answer(2, 0, 8);
+	pc_wait(test, &c->resolved, 3);
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, c), 3), 0);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 4);	/* 3 was not kept */
+	pc_answer(3, 0, 8);
+	pc_wait(test, &c->resolved, 4);
+}
+
+/* The clock frees an expired record that nobody looks up again. */
+static void pc_reaper(struct kunit *test)
+{
+	struct pc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct cma_pc_stats s0, s1;
+	int i;
+
+	cma_pc_read_stats(&s0);
+	cma_pc_test_hooks(pc_query, 50);
+	pc_keep(test, c, pc_id(test, c), 2, 0);
+	pc_keep(test, c, pc_id(test, c), 3, 1);
+	cma_pc_read_stats(&s1);
+	KUNIT_EXPECT_EQ(test, s1.entries, 2);
+	/* The clock's own delayed work, not a test call. */
+	for (i = 0; i < 100 && s1.entries; i++) {
+		msleep(20);
+		cma_pc_read_stats(&s1);
+	}
+	KUNIT_EXPECT_EQ(test, s1.entries, 0);
+	KUNIT_EXPECT_EQ(test, s1.expired - s0.expired, 2);
+	KUNIT_EXPECT_EQ(test, s1.misses - s0.misses, 2);
+	KUNIT_EXPECT_EQ(test, s1.hits, s0.hits);
+}
+
+/*
+ * Waiters with their own deadlines. The first asks with 10 s; one that
+ * joins with 50 ms gets ROUTE_ERROR -ETIMEDOUT then; one with the same
+ * 10 s waits for the query; one with 20 s is not made to give up when the
+ * 10 s query does: its own query takes the key.
+ */
+static void pc_waiter_deadline(struct kunit *test)
+{
+	struct pc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct pc_ctx *quick = kunit_kzalloc(test, sizeof(*quick), GFP_KERNEL);
+	struct pc_ctx *slow = kunit_kzalloc(test, sizeof(*slow), GFP_KERNEL);
+	struct rdma_id_private *b = pc_id(test, quick);
+	struct cma_pc_stats s0, s1;
+	unsigned long t0;
+
+	cma_pc_read_stats(&s0);
+	KUNIT_ASSERT_EQ(test, pc_resolve_t(pc_id(test, c), 2, 10000), 0);
+	t0 = jiffies;
+	KUNIT_ASSERT_EQ(test, pc_resolve_t(b, 2, 50), 0);
+	KUNIT_ASSERT_EQ(test, pc_resolve_t(pc_id(test, c), 2, 10000), 0);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 1);
+	pc_wait(test, &quick->errors, 1);
+	KUNIT_EXPECT_EQ(test, quick->status, -ETIMEDOUT);
+	KUNIT_EXPECT_NULL(test, b->query);
+	/* Its own 50 ms, not the first asker's 10 s. */
+	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - t0), 3000);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->resolved) +
+			atomic_read(&c->errors), 0);
+
+	KUNIT_ASSERT_EQ(test, pc_resolve_t(pc_id(test, slow), 2, 20000), 0);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 2);
+	pc_answer(0, -ETIMEDOUT, 0);
+	pc_wait(test, &c->errors, 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&slow->resolved) +
+			atomic_read(&slow->errors), 0);
+	pc_answer(1, 0, 7);
+	pc_wait(test, &slow->resolved, 1);
+	KUNIT_ASSERT_EQ(test, pc_resolve(pc_id(test, slow), 2), 0);	/* kept */
+	pc_wait(test, &slow->resolved, 2);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 2);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&quick->resolved), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&quick->errors), 1);
+	cma_pc_read_stats(&s1);
+	KUNIT_EXPECT_EQ(test, s1.timed_out - s0.timed_out, 1);
+}
+
+/* Send @event (a REJ or a REQ timeout) to connecting @id_priv. */
+static void pc_connect_fails(struct kunit *test, struct rdma_id_private *id_priv,
+			     enum ib_cm_event_type event)
+{
+	struct ib_cm_event ev = { .event = event };
+	struct ib_cm_id cm_id = { .context = id_priv };
+
+	if (event == IB_CM_REJ_RECEIVED)
+		ev.param.rej_rcvd.reason = IB_CM_REJ_INVALID_SERVICE_ID;
+	WRITE_ONCE(id_priv->state, RDMA_CM_CONNECT);
+	KUNIT_EXPECT_EQ(test, cma_ib_handler(&cm_id, &ev), 0);
+}
+
+/*
+ * A connect through a cached record fails: the record goes, and the next
+ * resolution asks the SA (a remote port that moved is found again).
+ */
+static void pc_conn_failed(struct kunit *test)
+{
+	struct pc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct rdma_id_private *a = pc_id(test, c), *b = pc_id(test, c);
+	struct rdma_id_private *d = pc_id(test, c);
+	struct cma_pc_stats s0, s1;
+	struct sa_path_rec q;
+
+	cma_pc_read_stats(&s0);
+	pc_keep(test, c, a, 2, 0);
+	KUNIT_EXPECT_TRUE(test, a->pc_route);
+	/* Another service id to the same port: dropped with it. */
+	pc_query_rec(&q, 2, 0xffff, 0x20000);
+	KUNIT_ASSERT_EQ(test, cma_pc_resolve(b, &q, PC_MASK, 1000), 0);
+	pc_answer(1, 0, 11);
+	pc_wait(test, &c->resolved, 2);
+	pc_keep(test, c, d, 3, 2);		/* another destination: kept */
+	cma_pc_read_stats(&s1);
+	KUNIT_EXPECT_EQ(test, s1.entries, 3);
+
+	pc_connect_fails(test, a, IB_CM_REJ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->errors), 0);
+	cma_pc_read_stats(&s1);
+	KUNIT_EXPECT_EQ(test, s1.entries, 1);
+	KUNIT_EXPECT_EQ(test, s1.failed - s0.failed, 2);
+	pc_keep(test, c, pc_id(test, c), 2, 3);	/* asked again */
+
+	/* A REQ that timed out: the same. */
+	a = pc_id(test, c);
+	KUNIT_ASSERT_EQ(test, pc_resolve(a, 2), 0);	/* a hit */
+	pc_wait(test, &c->resolved, 5);
+	KUNIT_EXPECT_EQ(test, pc_sa.n, 4);
+	KUNIT_EXPECT_TRUE(test, a->pc_route);
+	pc_connect_fails(test, a, IB_CM_REQ_ERROR);
+	pc_keep(test, c, pc_id(test, c), 2, 4);	/* asked again */
+
+	/* A path the caller set by hand: nothing of the cache goes. */
+	a->pc_route = false;
+	pc_connect_fails(test, a, IB_CM_REJ_RECEIVED);
+	cma_pc_read_stats(&s1);
+	KUNIT_EXPECT_EQ(test, s1.entries, 2);
+	KUNIT_EXPECT_EQ(test, s1.failed - s0.failed, 3);
+}
+
 static struct kunit_case cma_pc_cases[] = {
 	KUNIT_CASE(pc_coalesce_then_hit),
 	KUNIT_CASE(pc_keys),
@@ -459,6 +704,12 @@ static struct kunit_case cma_pc_cases[] = {
 	KUNIT_CASE(pc_event_stable),
 	KUNIT_CASE(pc_start_fails),
 	KUNIT_CASE(pc_ttl),
+	KUNIT_CASE(pc_cap_evicts_oldest),
+	KUNIT_CASE(pc_cap_per_device),
+	KUNIT_CASE(pc_cap_full_uncached),
+	KUNIT_CASE(pc_reaper),
+	KUNIT_CASE(pc_waiter_deadline),
+	KUNIT_CASE(pc_conn_failed),
 	{}
 };
 
