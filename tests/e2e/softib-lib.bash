@@ -143,11 +143,12 @@ sib_subnet_start() {
 	say "both ports ACTIVE: $(rdma link show ib0/1 | grep -o 'lid [0-9]* sm_lid [0-9]* lmc [0-9]*');" \
 		"ib1 $(rdma link show ib1/1 | grep -o 'lid [0-9]*')"
 }
-# sib_sm_start [OPENSM_ARGS...]: stock opensm on ib0's port, in the
-# foreground of a background job ($SIB_SM), its cache in /tmp.
+# sib_sm_start [OPENSM_ARGS...]: stock opensm on ib0's port ($SIB_SM_DEV's
+# if set), in the foreground of a background job ($SIB_SM), its cache in
+# /tmp/opensm-cache.
 sib_sm_start() {
 	local guid
-	guid=$(cat /sys/class/infiniband/ib0/node_guid)
+	guid=$(cat "/sys/class/infiniband/${SIB_SM_DEV:-ib0}/node_guid")
 	mkdir -p /tmp/opensm-cache
 	OSM_CACHE_DIR=/tmp/opensm-cache bg /tmp/opensm.out \
 		opensm -g "0x${guid//:/}" -f /tmp/opensm.log -s 5 -p 15 "$@"
