@@ -105,25 +105,25 @@ unsigned int hcm_connect_timeout_ms = 20000;
 EXPORT_SYMBOL_IF_KUNIT(hcm_connect_timeout_ms);
 module_param_named(connect_timeout_ms, hcm_connect_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(connect_timeout_ms,
-		 "Host-stack CM: TCP handshake timeout, ms (default 20000)");
+		 "Host-stack CM: TCP handshake timeout, ms (default 20000; a namespace's net.iw_cm sysctl of the same name, when not 0, overrides it)");
 
 unsigned int hcm_mpa_req_timeout_ms = 10000;
 EXPORT_SYMBOL_IF_KUNIT(hcm_mpa_req_timeout_ms);
 module_param_named(mpa_req_timeout_ms, hcm_mpa_req_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mpa_req_timeout_ms,
-		 "Host-stack CM: time a responder waits for the whole MPA request, ms (default 10000)");
+		 "Host-stack CM: time a responder waits for the whole MPA request, ms (default 10000; a namespace's net.iw_cm sysctl of the same name, when not 0, overrides it)");
 
 unsigned int hcm_mpa_rep_timeout_ms = 5000;
 EXPORT_SYMBOL_IF_KUNIT(hcm_mpa_rep_timeout_ms);
 module_param_named(mpa_rep_timeout_ms, hcm_mpa_rep_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mpa_rep_timeout_ms,
-		 "Host-stack CM: time an initiator waits for the whole MPA reply, ms (default 5000)");
+		 "Host-stack CM: time an initiator waits for the whole MPA reply, ms (default 5000; a namespace's net.iw_cm sysctl of the same name, when not 0, overrides it)");
 
 unsigned int hcm_rtr_timeout_ms = 5000;
 EXPORT_SYMBOL_IF_KUNIT(hcm_rtr_timeout_ms);
 module_param_named(rtr_timeout_ms, hcm_rtr_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(rtr_timeout_ms,
-		 "Host-stack CM: time a peer-to-peer responder waits for the RTR after its reply, ms (default 5000)");
+		 "Host-stack CM: time a peer-to-peer responder waits for the RTR after its reply, ms (default 5000; a namespace's net.iw_cm sysctl of the same name, when not 0, overrides it)");
 
 unsigned int hcm_max_half_open = 256;
 EXPORT_SYMBOL_IF_KUNIT(hcm_max_half_open);

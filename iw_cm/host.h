@@ -35,6 +35,26 @@ extern atomic_t hcm_conns_live;
 
 extern struct workqueue_struct *hcm_wq;
 
+/* The deadlines of a connection's phases, per namespace (host_timers.c). */
+enum hcm_deadline {
+	HCM_DL_CONNECT,		/* initiator: TCP handshake */
+	HCM_DL_MPA_REP,		/* initiator: the whole MPA reply */
+	HCM_DL_MPA_REQ,		/* responder: the whole MPA request */
+	HCM_DL_RTR,		/* peer-to-peer responder: the RTR */
+	HCM_DL_NR
+};
+
+#define HCM_DL_MAX_MS	3600000U	/* an hour */
+
+struct net;
+unsigned int hcm_deadline_ms(const struct net *net, enum hcm_deadline dl);
+int hcm_timers_init(void);
+void hcm_timers_exit(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+void hcm_deadline_set_net(struct net *net, enum hcm_deadline dl,
+			  unsigned int ms);
+#endif
+
 struct hcm_listener {
 	struct kref kref;		/* listen op + each half-open conn */
 	struct socket *sock;		/* the listening host socket */

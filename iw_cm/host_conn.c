@@ -83,6 +83,16 @@ void hcm_conn_arm(struct orcm_iw_conn *conn, unsigned int ms)
 		hcm_conn_put(conn);
 }
 
+/*
+ * Start phase @dl's deadline, as the connection's namespace sets it; the
+ * owner calls it while the connection holds its socket (not after
+ * ->attach() handed it to the driver).
+ */
+static void hcm_conn_arm_dl(struct orcm_iw_conn *conn, enum hcm_deadline dl)
+{
+	hcm_conn_arm(conn, hcm_deadline_ms(sock_net(conn->sock->sk), dl));
+}
+
 static void hcm_conn_timer_fn(struct work_struct *work)
 {
 	struct orcm_iw_conn *conn = container_of(to_delayed_work(work),
@@ -437,7 +447,7 @@ static void hcm_active_connecting(struct orcm_iw_conn *conn, bool timed_out)
 	spin_lock_irq(&conn->lock);
 	conn->state = HCM_REQ_SENT;
 	spin_unlock_irq(&conn->lock);
-	hcm_conn_arm(conn, READ_ONCE(hcm_mpa_rep_timeout_ms));
+	hcm_conn_arm_dl(conn, HCM_DL_MPA_REP);
 	/* The reply may be in already. */
 	hcm_conn_queue(conn);
 }
@@ -543,7 +553,7 @@ int hcm_conn_connect(struct orcm_iw_conn *conn, struct iw_cm_id *cm_id,
 	cm_id->provider_data = conn;
 	conn->state = HCM_CONNECTING;
 	hcm_sock_attach(conn);
-	hcm_conn_arm(conn, READ_ONCE(hcm_connect_timeout_ms));
+	hcm_conn_arm_dl(conn, HCM_DL_CONNECT);
 	hcm_conn_queue(conn);
 	return 0;
 
@@ -566,7 +576,7 @@ void hcm_conn_passive_start(struct orcm_iw_conn *conn,
 	conn->state = HCM_REQ_WAIT;
 	hcm_addrs(conn);
 	hcm_sock_attach(conn);
-	hcm_conn_arm(conn, READ_ONCE(hcm_mpa_req_timeout_ms));
+	hcm_conn_arm_dl(conn, HCM_DL_MPA_REQ);
 	hcm_conn_queue(conn);
 }
 
@@ -693,6 +703,7 @@ int hcm_conn_accept(struct orcm_iw_conn *conn, struct iw_cm_id *cm_id,
 {
 	struct orcm_mpa_local loc = {};
 	struct orcm_mpa_frame rej;
+	unsigned int rtr_ms;
 	int ret;
 
 	if (!hcm_conn_take(conn)) {
@@ -734,11 +745,13 @@ int hcm_conn_accept(struct orcm_iw_conn *conn, struct iw_cm_id *cm_id,
 	spin_lock_irq(&conn->lock);
 	conn->cm_id = cm_id;
 	spin_unlock_irq(&conn->lock);
+	/* The socket is the driver's after ->attach(): its namespace's now. */
+	rtr_ms = hcm_deadline_ms(sock_net(conn->sock->sk), HCM_DL_RTR);
 	ret = hcm_conn_attach(conn);
 	if (ret)
 		goto out_fail;
 	if (conn->params.p2p)
-		hcm_conn_arm(conn, READ_ONCE(hcm_rtr_timeout_ms));
+		hcm_conn_arm(conn, rtr_ms);
 	hcm_conn_queue(conn);		/* ESTABLISHED, now or after RTR */
 	hcm_conn_put(conn);		/* the child id's */
 	return 0;

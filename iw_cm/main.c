@@ -16,7 +16,8 @@
  *
  * The listen backlog used when iw_cm_listen() is given 0 is the sysctl
  * net.iw_cm.default_backlog, as in-tree, also settable as the module
- * parameter default_backlog (at load time).
+ * parameter default_backlog (at load time). The host-stack CM's deadlines
+ * are per namespace, net.iw_cm.*_timeout_ms (host_timers.c).
  *
  * Files: id.c (ids, references, event pool, destroy), conn.c (the
  * connection API), event.c (provider upcalls, queue and worker), msg.c
@@ -32,6 +33,7 @@
 #include <rdma/rdma_netlink.h>
 #include <openrdma/compat.h>
 
+#include "host.h"
 #include "iwcm.h"
 #include "iwpm.h"
 
@@ -66,11 +68,14 @@ static int __init iwcm_init(void)
 	ret = iwcm_host_init();
 	if (ret)
 		goto out_event;
+	ret = hcm_timers_init();
+	if (ret)
+		goto out_host;
 	iwcm_ctl_hdr = register_net_sysctl(&init_net, "net/iw_cm",
 					   iwcm_ctl_table);
 	if (!iwcm_ctl_hdr) {
 		ret = -ENOMEM;
-		goto out_host;
+		goto out_timers;
 	}
 	ret = iwpm_init();
 	if (ret)
@@ -79,6 +84,8 @@ static int __init iwcm_init(void)
 
 out_sysctl:
 	unregister_net_sysctl_table(iwcm_ctl_hdr);
+out_timers:
+	hcm_timers_exit();
 out_host:
 	iwcm_host_exit();
 out_event:
@@ -90,6 +97,7 @@ static void __exit iwcm_exit(void)
 {
 	iwpm_exit();
 	unregister_net_sysctl_table(iwcm_ctl_hdr);
+	hcm_timers_exit();
 	iwcm_host_exit();
 	iwcm_event_exit();
 }

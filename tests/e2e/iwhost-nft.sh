@@ -6,6 +6,11 @@
 # timeout, no hang; the rule counts the dropped SYNs), and connects work
 # again once the rule is gone. Both ends softrnic (srA, srB), rping and
 # cmprobe as clients (the data path has its own tests: softrnic-*).
+# The connect deadline is the client namespace's (issue 40): sysctl
+# net.iw_cm.connect_timeout_ms 3000 in A (0, the default, means the module
+# parameter, 20 s); out-of-range values are refused, the initial
+# namespace's stays 0, and the blocked connect ends within 2.5-10 s (the
+# module parameter's 20 s would outlast cmprobe's own 15 s deadline).
 # orcm-timeout: 200
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
@@ -16,7 +21,15 @@
 need_softrnic
 setup_pair softrnic softrnic
 PORT=7320
-iwcm_param connect_timeout_ms 3000
+CT=net.iw_cm.connect_timeout_ms
+[ "$(in_a sysctl -n $CT)" = 0 ] || fail "$CT in A is $(in_a sysctl -n $CT), not 0 (unset)"
+for v in 3600001 -1 abc; do
+	! in_a sysctl -qw "$CT=$v" 2>/dev/null || fail "$CT took '$v'"
+done
+[ "$(in_a sysctl -n $CT)" = 0 ] || fail "a refused value changed $CT: $(in_a sysctl -n $CT)"
+in_a sysctl -qw "$CT=3000" || fail "$CT=3000 refused"
+[ "$(sysctl -n $CT)" = 0 ] || fail "$CT of the initial namespace changed with A's: $(sysctl -n $CT)"
+say "$CT: A 3000, the initial namespace 0 (module parameter $(iwcm_param connect_timeout_ms)); 3600001, -1, abc refused"
 
 bg /tmp/nft-server.log "${IN_B[@]}" "$CMPROBE" -s -b "$ADDR_B" -p $PORT -n 0 -T 120
 server=$LAST_PID
@@ -35,6 +48,8 @@ probe nft-blocked 20 "${IN_A[@]}" "$CMPROBE" -c -a "$ADDR_B" -p $PORT -T 15
 grep -qE '^result (UNREACHABLE|CONNECT_ERROR|REJECTED) ' /tmp/nft-blocked.log ||
 	fail "nft-blocked: no connect error reported"
 say "blocked: $(grep '^result' /tmp/nft-blocked.log) after ${PROBE_MS} ms"
+{ [ "$PROBE_MS" -ge 2500 ] && [ "$PROBE_MS" -lt 10000 ]; } ||
+	fail "nft-blocked: the connect ended after $PROBE_MS ms, A's deadline is 3000 ms"
 rc=0
 run_to /tmp/nft-rping-blocked.log 20 "${IN_A[@]}" rping -c -a "$ADDR_B" -p $PORT -C 1 || rc=$?
 case $rc in

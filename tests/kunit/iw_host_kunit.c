@@ -1450,6 +1450,100 @@ static void hk_test_rtr_timeout(struct kunit *test)
 						 2000));
 }
 
+/* A namespace's deadline back to unset (the module parameter's). */
+struct hk_dl_restore {
+	struct net *net;
+	enum hcm_deadline dl;
+};
+
+static void hk_dl_restore_action(void *arg)
+{
+	struct hk_dl_restore *r = arg;
+
+	hcm_deadline_set_net(r->net, r->dl, 0);
+}
+
+static void hk_dl_set(struct kunit *test, struct net *net,
+		      enum hcm_deadline dl, unsigned int ms)
+{
+	struct hk_dl_restore *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->net = net;
+	r->dl = dl;
+	hcm_deadline_set_net(net, dl, ms);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							hk_dl_restore_action,
+							r), 0);
+}
+
+/*
+ * Each deadline: the module parameter while the namespace's value is 0,
+ * the namespace's once set, the parameter again for no namespace.
+ */
+static const enum hcm_deadline hk_dl_params[] = {
+	HCM_DL_CONNECT, HCM_DL_MPA_REP, HCM_DL_MPA_REQ, HCM_DL_RTR,
+};
+
+static void hk_dl_desc(const enum hcm_deadline *dl, char *desc)
+{
+	static const char * const names[] = {
+		"connect", "mpa_rep", "mpa_req", "rtr",
+	};
+
+	strscpy(desc, names[*dl], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(hk_dl, hk_dl_params, hk_dl_desc);
+
+static void hk_test_deadline_pick(struct kunit *test)
+{
+	const enum hcm_deadline *dl = test->param_value;
+	unsigned int *param[] = {
+		[HCM_DL_CONNECT] = &hcm_connect_timeout_ms,
+		[HCM_DL_MPA_REP] = &hcm_mpa_rep_timeout_ms,
+		[HCM_DL_MPA_REQ] = &hcm_mpa_req_timeout_ms,
+		[HCM_DL_RTR] = &hcm_rtr_timeout_ms,
+	};
+	int i;
+
+	/* hk_init() saved the parameters; its cleanup restores them. */
+	for (i = 0; i < HCM_DL_NR; i++)
+		WRITE_ONCE(*param[i], 1000 + i);
+	KUNIT_EXPECT_EQ(test, hcm_deadline_ms(&init_net, *dl), 1000 + *dl);
+	hk_dl_set(test, &init_net, *dl, 250);
+	KUNIT_EXPECT_EQ(test, hcm_deadline_ms(&init_net, *dl), 250);
+	/* The others keep their parameters; no namespace: the parameter. */
+	for (i = 0; i < HCM_DL_NR; i++) {
+		if (i != *dl)
+			KUNIT_EXPECT_EQ(test, hcm_deadline_ms(&init_net, i),
+					1000 + i);
+	}
+	KUNIT_EXPECT_EQ(test, hcm_deadline_ms(NULL, *dl), 1000 + *dl);
+	WRITE_ONCE(*param[*dl], 7);
+	KUNIT_EXPECT_EQ(test, hcm_deadline_ms(&init_net, *dl), 250);
+}
+
+/*
+ * The namespace's deadline is the one a connection runs on: the RTR
+ * parameter at a minute, the namespace's at 200 ms; the responder gives
+ * up within the test's wait.
+ */
+static void hk_test_rtr_timeout_netns(struct kunit *test)
+{
+	struct hk_ctx *ctx = test->priv;
+	struct iw_cm_id *child;
+	int i;
+
+	WRITE_ONCE(hcm_rtr_timeout_ms, 60000);
+	hk_dl_set(test, &init_net, HCM_DL_RTR, 200);
+	child = hk_p2p_accepted(test);
+	i = hk_wait(ctx, child, IW_CM_EVENT_ESTABLISHED);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, ctx->ev[i].status, -ETIMEDOUT);
+	hk_destroy(test, child);
+}
+
 static void hk_test_attach_fails(struct kunit *test)
 {
 	struct hk_ctx *ctx = test->priv;
@@ -1602,6 +1696,8 @@ static struct kunit_case iw_host_cases[] = {
 	KUNIT_CASE(hk_test_disconnect),
 	KUNIT_CASE(hk_test_rsp_dies_before_rtr),
 	KUNIT_CASE(hk_test_rtr_timeout),
+	KUNIT_CASE_PARAM(hk_test_deadline_pick, hk_dl_gen_params),
+	KUNIT_CASE(hk_test_rtr_timeout_netns),
 	KUNIT_CASE(hk_test_attach_fails),
 	KUNIT_CASE(hk_test_race_reject_vs_deliver),
 	KUNIT_CASE_PARAM(hk_test_race_answer_vs_waiting,
