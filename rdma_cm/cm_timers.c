@@ -15,8 +15,13 @@
  *   .../cm_max_retries: -1 (the namespace's value, the default) or a value
  *   in the same range, for that port (configfs.c)
  *
- * An id takes its port's value if one is set, else its namespace's; a
- * value out of range is refused with -EINVAL (sysctl, configfs).
+ * and, for a kernel ULP, per id: orcm_rdma_set_cm_timers()
+ * (<openrdma/rdma_cm_timers.h>, a new export: the in-tree ones and their
+ * CRCs are untouched).
+ *
+ * An id takes its own value if its ULP set one, else its port's if set,
+ * else its namespace's; a value out of range is refused with -EINVAL
+ * (sysctl, configfs, the call).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,6 +32,7 @@
 #include <kunit/visibility.h>
 
 #include <openrdma/compat.h>
+#include <openrdma/rdma_cm_timers.h>
 
 #include "cma_priv.h"
 
@@ -62,14 +68,19 @@ static const struct ctl_table cma_timers_table[] = {
 	ORCM_CTL_TABLE_END
 };
 
-/* The value of the id's port if set, else its namespace's. */
+/* The id's own value if set, else its port's if set, else its namespace's. */
 static u8 cma_timer_pick(const struct rdma_id_private *id_priv, bool retries)
 {
 	const struct cma_device *cma_dev = id_priv->cma_dev;
 	struct net *net = id_priv->id.route.addr.dev_addr.net;
 	const struct cma_timers_net *tn;
-	u8 v = CMA_CM_UNSET;
+	u8 v;
 
+	v = retries ? READ_ONCE(id_priv->cm_retries_id) :
+		      READ_ONCE(id_priv->cm_timeout_id);
+	if (v)
+		return v - 1;
+	v = CMA_CM_UNSET;
 	if (cma_dev && rdma_is_port_valid(cma_dev->device, id_priv->id.port_num)) {
 		const struct cma_port_cfg *cfg = &cma_dev->port_cfg[id_priv->id.port_num -
 						rdma_start_port(cma_dev->device)];
@@ -96,6 +107,36 @@ u8 cma_cm_max_retries(const struct rdma_id_private *id_priv)
 	return cma_timer_pick(id_priv, true);
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_cm_max_retries);
+
+/**
+ * orcm_rdma_set_cm_timers - the CM reply timeout and retries of one id
+ * @id: an RDMA CM id, before rdma_connect() (the values go into its REQ)
+ * @response_timeout: 0-31 (4.096 us * 2^n), or -1 for the port's or
+ *	namespace's value
+ * @max_retries: 0-15, or -1 for the port's or namespace's value
+ *
+ * For IB and RoCE connections: a ULP that wants a dead peer reported in
+ * seconds (or a slow fabric given longer) sets them for its own ids,
+ * whatever the administrator set for the port or the namespace. Not
+ * in-tree: a ULP that must also build against in-tree's rdma_cm checks for
+ * <openrdma/rdma_cm_timers.h>.
+ *
+ * Return: 0, or -EINVAL for a value out of range (nothing is changed).
+ */
+int orcm_rdma_set_cm_timers(struct rdma_cm_id *id, int response_timeout,
+			    int max_retries)
+{
+	struct rdma_id_private *id_priv;
+
+	if (response_timeout < -1 || response_timeout > CMA_CM_TIMEOUT_MAX ||
+	    max_retries < -1 || max_retries > CMA_CM_RETRIES_MAX)
+		return -EINVAL;
+	id_priv = container_of(id, struct rdma_id_private, id);
+	WRITE_ONCE(id_priv->cm_timeout_id, response_timeout + 1);
+	WRITE_ONCE(id_priv->cm_retries_id, max_retries + 1);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(orcm_rdma_set_cm_timers);
 
 /*
  * A port's value as written to configfs: -1 (unset) or 0..@max. Returns

@@ -235,6 +235,14 @@ struct rdma_id_private {
 	 */
 	bool			pc_route;
 	/*
+	 * The CM reply timeout and retries a kernel ULP set on this id
+	 * (orcm_rdma_set_cm_timers(), cm_timers.c), each stored as value + 1:
+	 * 0, as an id is allocated, is unset (the port's or namespace's).
+	 * Single bytes, READ_ONCE()/WRITE_ONCE(), no lock.
+	 */
+	u8			cm_timeout_id;
+	u8			cm_retries_id;
+	/*
 	 * The task running the id's handler, and whether that handler called
 	 * rdma_destroy_id() on its own id (cma_deliver(), rdma_destroy_id());
 	 * both written under handler_mutex by its holder.

@@ -20,7 +20,7 @@
  *   unlisten tag=T
  *	destroy the listeners of T and every connection they accepted.
  *   connect tag=T dst=IP port=P [src=IP] [count=N] [window=W] [timeout=S]
- *	   [stop=route] [hold=1]
+ *	   [stop=route] [hold=1] [cm_timeout=T] [cm_retries=R]
  *	N connections, at most W of them being set up at a time:
  *	create id, resolve address, resolve route, create QP, connect, wait
  *	for ESTABLISHED. Then tear them down (W at a time): disconnect, wait
@@ -31,7 +31,11 @@
  *	phases, and of the wall time the rdma_connect() call itself took
  *	(connect_call_*: the time the caller spent in it; _slept and
  *	_preempted count the connections whose caller slept, or was only
- *	preempted, inside the call).
+ *	preempted, inside the call). cm_timeout/cm_retries (IB/RoCE: 0-31
+ *	and 0-15, -1 the port's or namespace's) set each id's CM reply
+ *	timeout and retries through orcm_rdma_set_cm_timers() before
+ *	rdma_connect(), as a kernel ULP does on openrdma-cm's rdma_cm; on a
+ *	CM without that call (in-tree) the connect fails with EOPNOTSUPP.
  *   release tag=T
  *   tcp_listen tag=T addr=IP port=P [backlog=B]
  *   tcp_unlisten tag=T
@@ -232,8 +236,9 @@ static void cb_add_real_off(struct cb_line *line)
 struct cb_args {
 	char tag[CB_TAG_LEN];
 	struct sockaddr_in addr, src, dst;
-	bool has_addr, has_src, has_dst, hold, stop_route;
+	bool has_addr, has_src, has_dst, hold, stop_route, cm_timers;
 	u32 port, count, window, threads, backlog, timeout_s;
+	int cm_timeout, cm_retries;
 };
 
 static int cb_parse_ip(const char *s, struct sockaddr_in *sin)
@@ -256,6 +261,8 @@ static int cb_parse(char *line, struct cb_args *a)
 	a->threads = 1;
 	a->backlog = 1024;
 	a->timeout_s = 120;
+	a->cm_timeout = -1;
+	a->cm_retries = -1;
 	while ((tok = strsep(&line, " \t")) && !ret) {
 		if (!*tok)
 			continue;
@@ -291,6 +298,12 @@ static int cb_parse(char *line, struct cb_args *a)
 			ret = kstrtobool(val, &a->hold);
 		} else if (!strcmp(tok, "stop") && !strcmp(val, "route")) {
 			a->stop_route = true;
+		} else if (!strcmp(tok, "cm_timeout")) {
+			ret = kstrtoint(val, 0, &a->cm_timeout);
+			a->cm_timers = true;
+		} else if (!strcmp(tok, "cm_retries")) {
+			ret = kstrtoint(val, 0, &a->cm_retries);
+			a->cm_timers = true;
 		} else {
 			ret = -EINVAL;
 		}
@@ -745,7 +758,8 @@ struct cb_run {
 	struct kref ref;
 	char tag[CB_TAG_LEN];
 	struct sockaddr_in src, dst;
-	bool has_src, stop_route, hold;
+	bool has_src, stop_route, hold, cm_timers;
+	int cm_timeout, cm_retries;
 	u32 count, timeout_ms;
 	struct cb_conn *conns;
 	struct mutex dev_mutex;		/* protects devs */
@@ -962,6 +976,27 @@ static void cb_conn_start(struct cb_conn *c)
 		cb_conn_fail(c, "resolve_addr", ret);
 }
 
+/*
+ * openrdma-cm's per-id CM timers (<openrdma/rdma_cm_timers.h>), looked up
+ * at run time as a ULP that also runs on in-tree's rdma_cm would: the
+ * module loads on either CM.
+ */
+typedef int (*cb_set_cm_timers_fn)(struct rdma_cm_id *id, int timeout,
+				   int retries);
+
+static int cb_set_cm_timers(struct rdma_cm_id *id, int timeout, int retries)
+{
+	cb_set_cm_timers_fn fn;
+	int ret;
+
+	fn = (cb_set_cm_timers_fn)__symbol_get("orcm_rdma_set_cm_timers");
+	if (!fn)
+		return -EOPNOTSUPP;
+	ret = fn(id, timeout, retries);
+	__symbol_put("orcm_rdma_set_cm_timers");
+	return ret;
+}
+
 static void cb_conn_connect(struct cb_conn *c)
 {
 	struct rdma_conn_param param = {
@@ -990,6 +1025,13 @@ static void cb_conn_connect(struct cb_conn *c)
 	}
 	c->has_qp = true;
 	c->state = CB_C_CONN;
+	if (run->cm_timers) {
+		ret = cb_set_cm_timers(c->id, run->cm_timeout, run->cm_retries);
+		if (ret) {
+			cb_conn_fail(c, "set_cm_timers", ret);
+			return;
+		}
+	}
 	/*
 	 * Wall time alone cannot tell waiting from working: the task's
 	 * context switch counts say whether it slept in the call (waited,
@@ -1480,6 +1522,9 @@ static int cb_cmd_connect(struct cb_args *a)
 	run->src = a->src;
 	run->has_src = a->has_src;
 	run->stop_route = a->stop_route;
+	run->cm_timers = a->cm_timers;
+	run->cm_timeout = a->cm_timeout;
+	run->cm_retries = a->cm_retries;
 	run->hold = a->hold;
 	run->count = a->count;
 	run->threads = a->threads;

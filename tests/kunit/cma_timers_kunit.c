@@ -11,6 +11,8 @@
 #include <kunit/test.h>
 #include <net/net_namespace.h>
 
+#include <openrdma/rdma_cm_timers.h>
+
 #include "rdma_cm/cma_priv.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
@@ -156,11 +158,43 @@ static void cmt_test_port(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cma_cm_response_timeout(id_priv), 14);
 }
 
+/*
+ * A ULP's own values (orcm_rdma_set_cm_timers()) win over the port's and
+ * the namespace's, each on its own; -1 gives them back; a value out of
+ * range is refused and changes nothing.
+ */
+static void cmt_test_ulp(struct kunit *test)
+{
+	struct rdma_id_private *id_priv = cmt_id(test);
+	struct cma_port_cfg *cfg = &id_priv->cma_dev->port_cfg[0];
+	struct rdma_cm_id *id = &id_priv->id;
+
+	cmt_set_init_net(test, 14, 2);
+	cfg->cm_response_timeout = 12;
+	KUNIT_EXPECT_EQ(test, orcm_rdma_set_cm_timers(id, 0, 15), 0);
+	KUNIT_EXPECT_EQ(test, cma_cm_response_timeout(id_priv), 0);
+	KUNIT_EXPECT_EQ(test, cma_cm_max_retries(id_priv), 15);
+	KUNIT_EXPECT_EQ(test, orcm_rdma_set_cm_timers(id, 31, ORCM_CM_TIMER_DEFAULT), 0);
+	KUNIT_EXPECT_EQ(test, cma_cm_response_timeout(id_priv), 31);
+	KUNIT_EXPECT_EQ(test, cma_cm_max_retries(id_priv), 2);	/* the namespace's */
+	KUNIT_EXPECT_EQ(test, orcm_rdma_set_cm_timers(id, 32, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orcm_rdma_set_cm_timers(id, 3, 16), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orcm_rdma_set_cm_timers(id, -2, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, orcm_rdma_set_cm_timers(id, 1, -2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cma_cm_response_timeout(id_priv), 31);
+	KUNIT_EXPECT_EQ(test, cma_cm_max_retries(id_priv), 2);
+	KUNIT_EXPECT_EQ(test, orcm_rdma_set_cm_timers(id, ORCM_CM_TIMER_DEFAULT,
+						      ORCM_CM_TIMER_DEFAULT), 0);
+	KUNIT_EXPECT_EQ(test, cma_cm_response_timeout(id_priv), 12);	/* the port's */
+	KUNIT_EXPECT_EQ(test, cma_cm_max_retries(id_priv), 2);
+}
+
 static struct kunit_case cma_timers_cases[] = {
 	KUNIT_CASE_PARAM(cmt_test_parse, timer_parse_gen_params),
 	KUNIT_CASE(cmt_test_defaults),
 	KUNIT_CASE(cmt_test_namespace),
 	KUNIT_CASE(cmt_test_port),
+	KUNIT_CASE(cmt_test_ulp),
 	{}
 };
 
