@@ -245,24 +245,6 @@ say "ok: SA load measured ($ORCM_STACK)"
 # at least the 48 packets 3 such pings are at a 4096-byte path MTU. Back
 # in datagram mode the connections are torn down (DREQ/DREP; the receive
 # QPs drained: LAST_WQE_REACHED), every RC QP goes, and ping still works.
-ipoib_mode() { # NS DEV MODE: set and check the mode (connected: MTU 65520)
-	local ns=(ip netns exec "$1") mtu=
-	[ "$1" != - ] || ns=()
-	[ "$3" != connected ] || mtu="ip link set $2 mtu 65520 &&"
-	"${ns[@]}" bash -c "echo $3 >/sys/class/net/$2/mode && $mtu
-		cat /sys/class/net/$2/mode && ip -d link show $2" >"/tmp/sib-ipoib-$2.mode" ||
-		fail "$2: mode $3 refused: $(cat "/tmp/sib-ipoib-$2.mode")"
-	grep -qx "$3" "/tmp/sib-ipoib-$2.mode" && grep -q "ipoib .* mode $3 " "/tmp/sib-ipoib-$2.mode" ||
-		fail "$2: not in mode $3: $(cat "/tmp/sib-ipoib-$2.mode")"
-	[ "$3" != connected ] || grep -q ' mtu 65520 ' "/tmp/sib-ipoib-$2.mode" ||
-		fail "$2: MTU not 65520: $(cat "/tmp/sib-ipoib-$2.mode")"
-}
-# rc_psns DEV: "QPN rq-psn" of each RC QP of ib_ipoib on DEV
-rc_psns() {
-	rdma res show qp link "$1/1" | awk '/ type RC / && /ib_ipoib/ {
-		for (i = 1; i < NF; i++) { if ($i == "lqpn") q = $(i + 1); if ($i == "rq-psn") p = $(i + 1) }
-		print q, p }'
-}
 t0=$SECONDS
 ipoib_mode - "$SIB_I0" connected
 ipoib_mode "$NS_B" "$SIB_I1" connected

@@ -19,6 +19,9 @@
 #   sib_fabric_up N       sib_fabric, then sib_fabric_sm
 #   sib_veth A B          a veth pair A <=> B at MTU 9000, both up (the
 #                         netdevs deleted at exit)
+#   ipoib_mode NS DEV MODE  IPoIB netdev DEV (in netns NS, - here) to MODE
+#                         (datagram, connected: MTU 65520), checked
+#   rc_psns DEV           "QPN rq-psn" of each RC QP of ib_ipoib on DEV
 # shellcheck shell=bash disable=SC2034
 
 SIB_KO=${ORCM_OURS_DIR:-/nonexistent}/drivers/softib/softib.ko
@@ -299,4 +302,25 @@ wait_all_active() {
 	local i
 	for ((i = 0; i < $1 * 10; i++)); do sib_all ACTIVE && return 0; sleep 0.1; done
 	return 1
+}
+
+# ipoib_mode NS DEV MODE: set the IPoIB netdev DEV (in netns NS, - for this
+# one) to MODE and check it (connected: MTU 65520).
+ipoib_mode() {
+	local ns=(ip netns exec "$1") mtu=
+	[ "$1" != - ] || ns=()
+	[ "$3" != connected ] || mtu="ip link set $2 mtu 65520 &&"
+	"${ns[@]}" bash -c "echo $3 >/sys/class/net/$2/mode && $mtu
+		cat /sys/class/net/$2/mode && ip -d link show $2" >"/tmp/sib-ipoib-$2.mode" ||
+		fail "$2: mode $3 refused: $(cat "/tmp/sib-ipoib-$2.mode")"
+	{ grep -qx "$3" "/tmp/sib-ipoib-$2.mode" && grep -q "ipoib .* mode $3 " "/tmp/sib-ipoib-$2.mode"; } ||
+		fail "$2: not in mode $3: $(cat "/tmp/sib-ipoib-$2.mode")"
+	[ "$3" != connected ] || grep -q ' mtu 65520 ' "/tmp/sib-ipoib-$2.mode" ||
+		fail "$2: MTU not 65520: $(cat "/tmp/sib-ipoib-$2.mode")"
+}
+# rc_psns DEV: "QPN rq-psn" of each RC QP of ib_ipoib on DEV
+rc_psns() {
+	rdma res show qp link "$1/1" | awk '/ type RC / && /ib_ipoib/ {
+		for (i = 1; i < NF; i++) { if ($i == "lqpn") q = $(i + 1); if ($i == "rq-psn") p = $(i + 1) }
+		print q, p }'
 }

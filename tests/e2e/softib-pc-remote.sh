@@ -16,8 +16,9 @@
 #      and P_Keys as they were, no ClientReregister), so no event reaches
 #      ib1's port and its record still names ib0's old LID;
 #   3. the next connect goes through that record: the REQ goes to a LID
-#      nobody has and times out (netns B's CM timers at 14 and 2 retries:
-#      under a second, cm-timers.sh); the failure drops the record
+#      nobody has and times out (netns B's CM timers at 14 and 2 retries,
+#      cm-timers.sh: 3 tries of twice the path's packet lifetime, opensm's
+#      18, and 67 ms, about 7 s); the failure drops the record
 #      (`failed`); the connect after it misses, asks the SA and is
 #      ESTABLISHED with ib0's new LID.
 # The in-tree CM asks the SA on every resolution and connects at once in

@@ -17,7 +17,9 @@
 # ib_cm_notify() (IB_CM_USER_ESTABLISHED) instead of the RTU.
 # Random data written with direct I/O (1 MiB + 4 KiB at 0, 4 MiB at
 # 8 MiB) reads back with the same sha256 from the disk and from the
-# target's file. The remote port's delete sends a DREQ; ib_srpt answers and
+# target's file; a stale duplicate of ib_srpt's last RDMA READ, replayed
+# from a raw socket once ib_srp has invalidated the MR, gets no answer
+# (issue 42). The remote port's delete sends a DREQ; ib_srpt answers and
 # releases its channel at the TimeWait exit; on our stack ib_cm's id count
 # falls back to ib_srpt's two listeners, then to what it was. LIO's tree is
 # removed in order, every module loaded here is unloaded. Both stacks: the
@@ -199,7 +201,28 @@ cm_ids_empty || { cm_ids; fail "an rdma_cm id is listed: SRP over IB must not us
 tsay "logged in over ib_cm, $RTUS RTU(s) dropped (live through COMM_EST): $CHANNELS channel(s), $DISK ($(($(cat "/sys/class/block/${DISK#/dev/}/size") / 2048)) MiB)," \
 	"ib_cm ids $(ibcm_ids), $((SECONDS - t)) s"
 
+# A stale duplicate RDMA READ from the segment (issue 42): ib_srpt reads
+# the data of the writes from ib_srp's FRWR MRs; a raw socket on ib0's
+# carrier keeps the last READ request that came in, and once the I/O is
+# done (ib_srp has invalidated those MRs) sends it again from ib1's
+# carrier, as it was (a PSN in a range ib0 answered). ib0 must answer
+# nothing (the R_Key is checked again against the MR as it is now:
+# counted as `rkey`); the reads of the verify below show the connection
+# unharmed. Before the fix (e4e66ee) the duplicate was answered from the
+# ack queue's stale entry: READ responses left, the "no READ response"
+# check fails.
+bg /tmp/srp-dupread.log python3 "$(dirname "$0")/softib-rkey0.py" dupread vA vB "$(sib_lid ib1)" /tmp/srp-dupread.go
+DUPREAD=$LAST_PID
+wait_for 10 "the raw socket listening" grep -q listening /tmp/srp-dupread.log
 srp_io write
+RKEY0=$(sib_drops ib0 rkey)
+touch /tmp/srp-dupread.go
+wait_pid "$DUPREAD" 30 || { show /tmp/srp-dupread.log; fail "the raw sender failed"; }
+show /tmp/srp-dupread.log
+grep -q '^answers read_resp=0$' /tmp/srp-dupread.log ||
+	fail "ib0 answered a stale duplicate READ (its MR invalidated by ib_srp)"
+[ "$(sib_drops ib0 rkey)" -gt "$RKEY0" ] || fail "ib0 counted no rkey drop for the stale duplicate READ"
+tsay "ok: a stale duplicate READ replayed from the segment got no answer ($(grep '^reads' /tmp/srp-dupread.log))"
 echo 3 >/proc/sys/vm/drop_caches
 srp_io verify
 sib_ulp_counters
