@@ -375,6 +375,12 @@ struct cm_id_priv {
 	struct work_struct work;	/* delivers @events on cm.wq */
 	struct delayed_work timewait_work;
 	unsigned long flags;		/* CM_FLAG_*, atomic bitops */
+	/*
+	 * The timeout CM_FLAG_NOTIFY_TIMEOUT stands for (REQ, REP, DREQ or
+	 * SIDR_REQ error): written before the bit is set, read after it is
+	 * cleared (both under @lock).
+	 */
+	enum ib_cm_event_type timeout_type;
 
 	spinlock_t lock;		/* the fields below, and id.state */
 	bool destroying;		/* no more cm_handler calls */
@@ -435,6 +441,7 @@ struct cm_id_priv {
 /* cm_id_priv.flags */
 #define CM_FLAG_NOTIFY_EST	0	/* ib_cm_notify(IB_EVENT_COMM_EST) */
 #define CM_FLAG_NOTIFY_MIG	1	/* ib_cm_notify(IB_EVENT_PATH_MIG) */
+#define CM_FLAG_NOTIFY_TIMEOUT	2	/* a send timed out, no event memory */
 
 static inline struct cm_id_priv *to_priv(struct ib_cm_id *id)
 {

@@ -254,6 +254,27 @@ void cm_queue_event(struct cm_id_priv *priv, struct cm_event_elem *elem)
 		cm_put(priv);
 }
 
+/*
+ * A send's timeout that had no memory for its event (cm_send_timeout()):
+ * delivered from the stack, as in-tree does, unless the id is going away.
+ * Returns the handler's verdict.
+ */
+static int cm_deliver_timeout(struct cm_id_priv *priv)
+{
+	struct ib_cm_event ev = {
+		.param.send_status = IB_WC_RESP_TIMEOUT_ERR,
+	};
+	bool destroying;
+
+	spin_lock(&priv->lock);
+	destroying = priv->destroying;
+	ev.event = priv->timeout_type;
+	spin_unlock(&priv->lock);
+	if (destroying)
+		return 0;
+	return priv->id.cm_handler(&priv->id, &ev);
+}
+
 static void cm_work_handler(struct work_struct *work)
 {
 	struct cm_id_priv *priv = container_of(work, struct cm_id_priv, work);
@@ -273,8 +294,17 @@ static void cm_work_handler(struct work_struct *work)
 		else
 			elem = NULL;
 		spin_unlock(&priv->lock);
-		if (!elem)
-			break;
+		if (!elem) {
+			if (!test_and_clear_bit(CM_FLAG_NOTIFY_TIMEOUT,
+						&priv->flags))
+				break;
+			ret = cm_deliver_timeout(priv);
+			if (ret) {
+				cm_destroy(priv, true);
+				break;
+			}
+			continue;
+		}
 		if (elem->listen && elem->ev.event == IB_CM_SIDR_REQ_RECEIVED)
 			elem->ev.param.sidr_req_rcvd.listen_id =
 				&elem->listen->id;
