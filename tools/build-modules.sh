@@ -9,6 +9,11 @@
 #                                   as DKMS does (with KBUILD_SYMTYPES=1)
 #   tools/build-modules.sh debian-6.1  the same against Debian 12's default
 #                                   kernel, linux-headers-<ORCM_HDR_KREL_6_1>
+#   tools/build-modules.sh debian-parity, debian-6.1-parity
+#                                   the same, plus the parity scenarios
+#                                   (tests/parity/cm_parity.ko) for the Debian
+#                                   VM (tools/debian-vm/parity.sh); DKMS never
+#                                   builds them
 #
 # Prints the build directory on success (it holds rdma_cm/rdma_cm.ko,
 # iw_cm/iw_cm.ko, ib_cm/ib_cm.ko, drivers/softrnic/softrnic.ko and
@@ -37,7 +42,13 @@ debian-6.1)
 	KDIR=/usr/src/linux-headers-$krel
 	args=(KDIR="$KDIR" KBUILD_SYMTYPES=1)
 	;;
-*) die "usage: $0 uml|debian|debian-6.1" ;;
+debian-parity | debian-6.1-parity)
+	krel=$(orcm_target_krel "${target%-parity}")
+	ensure_pkgs "linux-headers-$krel" build-essential
+	KDIR=/usr/src/linux-headers-$krel
+	args=(KDIR="$KDIR" ORCM_TESTS=parity)
+	;;
+*) die "usage: $0 uml|debian|debian-6.1|debian-parity|debian-6.1-parity" ;;
 esac
 
 dest=$(orcm_ours_dir "$target")

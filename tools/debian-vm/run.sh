@@ -45,6 +45,15 @@
 #   rping:rxe           rping over rdma_rxe (tests/e2e/rxe-pair-rping.sh)
 #   nvme:softrnic       NVMe-oF connect, checksummed write and read, rdma res
 #                       show cm_id (tools/debian-vm/nvme.sh)
+#   parity              the differential parity scenarios, ours against this
+#                       kernel's in-tree rdma_cm/iw_cm/ib_cm in the same boot
+#                       (tests/e2e/parity.sh; docs/parity.md): cm_parity.ko
+#                       built against this kernel's headers (build-modules.sh
+#                       debian[-6.1]-parity), siw from this series' Debian
+#                       source (build-siw-pristine.sh KREL; Debian builds
+#                       none), the in-tree CM loaded from a module tree
+#                       without updates/ ($W/stockroot). Only with
+#                       ORCM_DVM_PARITY=1, for now.
 #   unload              all of it unloads
 #   dmesg:no-splat      no WARNING/BUG/Oops/... in the guest's kernel log
 #   vm:boot             the guest booted Debian's kernel and finished in time
@@ -53,7 +62,10 @@ set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-timeout_s=${ORCM_DVM_TIMEOUT:-330}
+# ORCM_DVM_PARITY=1: the parity scenarios too (not yet by default: see
+# docs/debian-vm.md, "parity"); they take about 3-4 minutes of the VM's time.
+parity=${ORCM_DVM_PARITY:-0}
+timeout_s=${ORCM_DVM_TIMEOUT:-$([ "$parity" = 1 ] && echo 900 || echo 330)}
 target=debian
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -169,6 +181,11 @@ if [ "$(cat "$W/.key" 2>/dev/null)" != "$key" ]; then
 	done
 	echo "$key" >"$W/.key"
 fi
+# Where parity.sh (as the UML VM's e2e scripts) looks for our drivers.
+for m in softrnic softib; do
+	mkdir -p "$W/ours/drivers/$m"
+	ln -f "$W/ours/$m/$m.ko" "$W/ours/drivers/$m/$m.ko"
+done
 R=$W/modroot/lib/modules/$K
 srcversions=''
 for m in "${OURS[@]}"; do
@@ -177,6 +194,35 @@ done
 # Every Debian module that imports from the modules we replace.
 importers=$(awk -F: '$1 !~ /^updates\// && $2 ~ /updates\/dkms\/(rdma_cm|iw_cm|ib_cm)\.ko/ { print $1 }' "$R/modules.dep" |
 	sed 's|.*/||; s|\.ko.*||' | sort | tr '\n' ' ')
+
+# ---- 1b. what the parity scenarios need beside our modules ----------------------
+# cm_parity.ko and siw.ko for this kernel (test modules, on the host: never
+# DKMS), cmprobe (build/progs), and the in-tree CM's module tree: Debian's
+# kernel/ alone, depmod'ed, so that modprobe -d there loads the in-tree
+# rdma_cm, iw_cm and ib_cm (the guest's /lib/modules prefers updates/dkms).
+parity_env=''
+if [ "$parity" = 1 ]; then
+	perr=''
+	pko=$("$ORCM_REPO/tools/build-modules.sh" "$target-parity") || perr="cm_parity.ko does not build for $K"
+	[ -n "$perr" ] || siw=$("$ORCM_REPO/tools/build-siw-pristine.sh" "$K") || perr="siw.ko does not build for $K"
+	[ -n "$perr" ] || make -s -C "$ORCM_REPO" build/progs/cmprobe >&2 ||
+		perr="cmprobe does not build (make progs; librdmacm-dev, libibverbs-dev?)"
+	SR=$W/stockroot/lib/modules/$K
+	if [ -z "$perr" ] && [ ! -f "$SR/modules.dep" ]; then
+		rm -rf "$W/stockroot"
+		mkdir -p "$SR"
+		ln -s "/lib/modules/$K/kernel" "$SR/kernel"
+		cp "/lib/modules/$K"/modules.{order,builtin,builtin.modinfo} "$SR/"
+		depmod -b "$W/stockroot" "$K" || perr="depmod of the in-tree module tree failed"
+	fi
+	if [ -n "$perr" ]; then
+		fail parity "$perr"
+	else
+		parity_env="DVM_PARITY_KO=$pko/tests/parity/cm_parity.ko
+DVM_SIW_KO=$siw
+DVM_STOCKROOT=$W/stockroot"
+	fi
+fi
 
 # ---- 2. the initramfs: busybox, the 9p modules, an init that mounts / -----------
 # The modules to mount the host's / over virtio-9p, dependencies first, as
@@ -222,11 +268,14 @@ DVM_MODTREE=$R
 DVM_OURS_DIR=$W/ours
 DVM_SRCVERSIONS='${srcversions# }'
 DVM_IMPORTERS='${importers% }'
+$parity_env
 EOF
 expected=()
 for m in "${OURS[@]}"; do expected+=("load:$m"); done
 for m in $importers; do expected+=("importer:$m"); done
-expected+=(rping:softrnic rping:rxe nvme:softrnic unload dmesg:no-splat)
+expected+=(rping:softrnic rping:rxe nvme:softrnic)
+[ -z "$parity_env" ] || expected+=(parity)
+expected+=(unload dmesg:no-splat)
 
 log "booting Debian's $K under qemu (TCG; timeout ${timeout_s}s; console: $LOG)"
 # ORCM_VM_LOCK=FILE: run the VM (only the VM, not the DKMS build above)

@@ -28,7 +28,24 @@ stack_loaded_build_id() {
 		tr -d ' \n' | tail -c 40
 }
 
-stack_file_build_id() { readelf -n "$1" 2>/dev/null | sed -n 's/^ *Build ID: *//p' | head -n 1; }
+# (A compressed module, as Debian's 6.12 ships its in-tree ones, is read
+# from an uncompressed copy.)
+stack_file_build_id() {
+	local f=$1 t=''
+	case "$f" in
+	*.xz | *.zst | *.gz)
+		t=$(mktemp) || return 1
+		case "$f" in
+		*.xz) xz -dc "$f" ;;
+		*.zst) zstd -dcq "$f" ;;
+		*) gzip -dc "$f" ;;
+		esac >"$t" 2>/dev/null
+		f=$t
+		;;
+	esac
+	readelf -n "$f" 2>/dev/null | sed -n 's/^ *Build ID: *//p' | head -n 1
+	[ -z "$t" ] || rm -f "$t"
+}
 
 stack_check() {
 	local kv m who f have want bid bad=0
