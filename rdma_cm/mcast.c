@@ -106,7 +106,11 @@ static u8 cma_mc_tos(struct rdma_id_private *id_priv)
 	return tos;
 }
 
-/* Join (@join) or leave the IP group of @mgid on @ndev (RTNL for IPv4). */
+/*
+ * Join (@join) or leave the IP group of @mgid on @ndev, under RTNL: IPv4
+ * wants it, and so does IPv6 on 6.1 (ipv6_dev_mc_dec() asserts it there;
+ * 6.12 no longer does, and takes it gladly).
+ */
 static int cma_mc_ip_group(struct net_device *ndev, const union ib_gid *mgid,
 			   bool join)
 {
@@ -128,9 +132,13 @@ static int cma_mc_ip_group(struct net_device *ndev, const union ib_gid *mgid,
 		return ret;
 	}
 #if IS_ENABLED(CONFIG_IPV6)
+	rtnl_lock();
 	if (join)
-		return ipv6_dev_mc_inc(ndev, &group);
-	return ipv6_dev_mc_dec(ndev, &group);
+		ret = ipv6_dev_mc_inc(ndev, &group);
+	else
+		ret = ipv6_dev_mc_dec(ndev, &group);
+	rtnl_unlock();
+	return ret;
 #else
 	return -EAFNOSUPPORT;
 #endif

@@ -12,7 +12,7 @@
 #   tools/build-modules.sh debian-parity, debian-6.1-parity
 #                                   the same, plus the parity scenarios
 #                                   (tests/parity/cm_parity.ko) for the Debian
-#                                   VM (tools/debian-vm/parity.sh); DKMS never
+#                                   VM (tools/debian-vm/run.sh, parity); DKMS never
 #                                   builds them
 #
 # Prints the build directory on success (it holds rdma_cm/rdma_cm.ko,

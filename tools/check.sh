@@ -37,7 +37,9 @@
 #           debian-6.1]): Debian's real 6.12, then 6.1 kernel under qemu
 #           with our modules installed by DKMS from a git archive; the
 #           stack, every Debian importer, rping over softrnic and rxe,
-#           NVMe-oF, unload. ORCM_CHECK_DEBIAN_VM=0 skips both;
+#           NVMe-oF, the parity scenarios against that kernel's own in-tree
+#           CM (about 3.5 minutes each; ORCM_DVM_PARITY=0 leaves them
+#           out), unload. ORCM_CHECK_DEBIAN_VM=0 skips both;
 #      each lane step's output is shown when both lanes are done;
 #   5. interop: two VMs joined by a link, the stock stack in one and ours in
 #      the other (tools/vm/interop.sh, tests/interop): RoCE over rxe and

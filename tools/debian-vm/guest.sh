@@ -5,8 +5,9 @@
 # read-only over virtio-9p, our modules as DKMS installed them.
 #
 # Settings come from the file named by ORCM_ENV (kernel command line). Every
-# result is a console line "@@DVM PASS name" or "@@DVM FAIL name: why",
-# then "@@DVM DONE"; run.sh judges them. PID 1 must not exit: no `set -e`.
+# result is a console line "@@DVM PASS name", "@@DVM FAIL name: why" or
+# "@@DVM SKIP name: why" (not run here, on purpose), then "@@DVM DONE";
+# run.sh judges them. PID 1 must not exit: no `set -e`.
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp LANG=C LC_ALL=C
@@ -14,6 +15,7 @@ export HOME=/tmp LANG=C LC_ALL=C
 mark() { echo "@@DVM $*"; }
 pass() { mark "PASS $1"; }
 fail() { mark "FAIL $1: $2"; }
+skip() { mark "SKIP $1: $2"; }
 poweroff_vm() {
 	mark DONE
 	sync
@@ -153,7 +155,7 @@ e2e softib:dev 60 bash /tmp/softib.sh
 # send path) when opensm's MADs go out through softib, which fails the
 # splat check; seen 2026-11-28, not yet traced (docs/kernels.md).
 case $K in
-6.1.*) echo "## softib:ipoib-rping not run on $K: Debian 6.1's rdmavt warns in a memcpy when a MAD is sent (docs/kernels.md)" ;;
+6.1.*) skip softib:ipoib-rping "not run on $K: Debian 6.1's rdmavt warns in a memcpy when a MAD is sent (docs/kernels.md)" ;;
 *) e2e softib:ipoib-rping 180 bash "$DVM_REPO/tools/debian-vm/softib-ipoib.sh" ;;
 esac
 # NVMe-oF over softrnic: nvmet-rdma target, nvme-rdma host, written data
@@ -199,9 +201,11 @@ if [ -n "${DVM_PARITY_KO:-}" ]; then
 		P=/sys/kernel/debug/sched/preempt
 		pmode=$(sed -n 's/.*(\([a-z]*\)).*/\1/p' "$P" 2>/dev/null)
 		[ -z "$pmode" ] || echo none >"$P"
+		pskip=roce-handler-destroys-route-resolved
 		e2e parity 700 env ORCM_MODROOT="$DVM_STOCKROOT" ORCM_PARITY_KO="$DVM_PARITY_KO" \
-			ORCM_PARITY_SKIP=roce-handler-destroys-route-resolved \
-			bash "$E2E/parity.sh"
+			ORCM_PARITY_SKIP="$pskip" bash "$E2E/parity.sh"
+		# (A skip, not a pass: run.sh counts it so, make check recaps it.)
+		skip "parity:$pskip" "left out on both stacks: Debian's in-tree rdma_cm BUGs on it (above; the UML VM runs it)"
 		[ -z "$pmode" ] || echo "$pmode" >"$P"
 		rmmod siw || fail parity "siw does not unload"
 	fi
@@ -226,7 +230,19 @@ fi
 
 # ---- 5. the kernel log ---------------------------------------------------------
 SPLAT='WARNING:|BUG:|Oops|general protection|Call Trace|UBSAN|KASAN|refcount_t|list_(add|del) corruption|soft lockup|hung_task|blocked for more than'
-if dmesg | grep -E "$SPLAT" >/tmp/splat; then
+# Left out of the check, that report alone (from its "memcpy: detected" line
+# to its end of trace): Debian 6.1's rdmavt copies a UD work request (80
+# bytes) into its WQE's union through the union's 40-byte
+# ib_send_wr member, and FORTIFY_SOURCE warns (once) on the first MAD that
+# opensm sends through softib; the union holds the whole request, and
+# upstream copies through the ud_wr member instead (6.12 does not warn).
+dmesg >/tmp/dmesg-all
+awk '/memcpy: detected field-spanning write .* "&wqe->wr" at drivers\/infiniband\/sw\/rdmavt\/qp\.c/ { k = 1 }
+	!k { print } k && /---\[ end trace/ { k = 0 }' /tmp/dmesg-all >/tmp/dmesg-judged
+if ! cmp -s /tmp/dmesg-all /tmp/dmesg-judged; then
+	echo "## dmesg: Debian's rdmavt FORTIFY warning on a UD send, known and not judged (below)"
+fi
+if grep -E "$SPLAT" /tmp/dmesg-judged >/tmp/splat; then
 	fail dmesg:no-splat "$(head -n 1 /tmp/splat)"
 	dmesg | sed 's/^/  [dmesg] /'
 else
