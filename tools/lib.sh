@@ -78,11 +78,14 @@ ensure_pkgs() {
 	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
 	export DEBIAN_FRONTEND=noninteractive
 	if [ -z "${ORCM_APT_UPDATED:-}" ]; then
-		"${sudo[@]}" apt-get update -q >&2 || die "apt-get update failed"
+		"${sudo[@]}" apt-get update -q -o DPkg::Lock::Timeout=600 >&2 ||
+			die "apt-get update failed"
 		ORCM_APT_UPDATED=1
 		export ORCM_APT_UPDATED
 	fi
-	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 ||
+	# The two lanes of make check may both install: wait for dpkg's lock.
+	"${sudo[@]}" apt-get install -y -q --no-install-recommends \
+		-o DPkg::Lock::Timeout=600 "${missing[@]}" >&2 ||
 		die "apt-get install ${missing[*]} failed"
 }
 
