@@ -118,7 +118,10 @@ if [ "$(cat "$W/.key" 2>/dev/null)" != "$key" ]; then
 	git -C "$ORCM_REPO" archive --prefix=openrdma-cm-0.1/ "$rev" | tar -C "$W/src" -x
 	log "dkms install $PV -k $K (log: $W/dkms.log)"
 	t0=$(date +%s)
-	if "${SUDO[@]}" dkms install "$PV" "${DK[@]}" >"$W/dkms.log" 2>&1; then
+	# One dkms at a time: make check may run both kernels' steps at once,
+	# and the first dkms to sign creates /var/lib/dkms/mok.key.
+	if flock "$ORCM_CACHE/debian-vm/dkms.lock" "${SUDO[@]}" dkms install "$PV" "${DK[@]}" \
+		>"$W/dkms.log" 2>&1; then
 		log "dkms built and installed in $(($(date +%s) - t0)) s"
 		echo "$key" >"$W/.key.dkms"
 	else
