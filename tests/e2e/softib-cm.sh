@@ -192,8 +192,6 @@ say "AF_IB block: $((SECONDS - t0)) s ($ORCM_STACK)"
 
 # SA load: the udaddy client in netns B (ib1: its SA queries cross the
 # link to opensm on ib0), the server here; PathRecord queries counted on vA.
-PC=/sys/kernel/debug/rdma_cm/path_cache
-pc() { awk -v k="$1" '$1 == k { print $2 }' "$PC"; }
 sa_load() {
 	local name=$1 n=$2
 	mc_start "$name" vA

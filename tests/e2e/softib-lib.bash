@@ -22,11 +22,14 @@
 #   ipoib_mode NS DEV MODE  IPoIB netdev DEV (in netns NS, - here) to MODE
 #                         (datagram, connected: MTU 65520), checked
 #   rc_psns DEV           "QPN rq-psn" of each RC QP of ib_ipoib on DEV
+#   pc KEY                one counter of our rdma_cm's path cache ($PC)
 # shellcheck shell=bash disable=SC2034
 
 SIB_KO=${ORCM_OURS_DIR:-/nonexistent}/drivers/softib/softib.ko
 SIB_DEBUGFS=/sys/kernel/debug/softib
 SIB_SWITCH=/sys/class/softib_switch
+PC=/sys/kernel/debug/rdma_cm/path_cache
+pc() { awk -v k="$1" '$1 == k { print $2 }' "$PC"; }
 SIB_FABRIC_CAS=() SIB_FABRIC_NETDEVS=()
 
 # The device tests of softib (softib-dev, -opensm, -ipoib, -rc) test our

@@ -33,9 +33,7 @@
 # shellcheck source=tests/e2e/cmprobe.bash
 . "$(dirname "$0")/cmprobe.bash"
 [ "${ORCM_STACK:-}" = ours ] || skip "the path cache is ours (the in-tree CM asks the SA for every route)"
-PC=/sys/kernel/debug/rdma_cm/path_cache
 [ -r "$PC" ] || fail "no $PC"
-pc() { awk -v k="$1" '$1 == k { print $2 }' "$PC"; }
 PORT=7380
 CACHE=/tmp/opensm-cache
 
