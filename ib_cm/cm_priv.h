@@ -442,6 +442,7 @@ struct cm_id_priv {
 #define CM_FLAG_NOTIFY_EST	0	/* ib_cm_notify(IB_EVENT_COMM_EST) */
 #define CM_FLAG_NOTIFY_MIG	1	/* ib_cm_notify(IB_EVENT_PATH_MIG) */
 #define CM_FLAG_NOTIFY_TIMEOUT	2	/* a send timed out, no event memory */
+#define CM_FLAG_NOTIFY_TIMEWAIT	3	/* timewait ended (no memory needed) */
 
 static inline struct cm_id_priv *to_priv(struct ib_cm_id *id)
 {
@@ -462,6 +463,8 @@ void cm_unlink_remote(struct cm_id_priv *priv);
 struct cm_event_elem *cm_event_alloc(enum ib_cm_event_type type, gfp_t gfp);
 void cm_event_free(struct cm_event_elem *elem);
 void cm_queue_event(struct cm_id_priv *priv, struct cm_event_elem *elem);
+void cm_notify_timeout_locked(struct cm_id_priv *priv,
+			      enum ib_cm_event_type type);
 void cm_enter_timewait(struct cm_id_priv *priv);
 void cm_cancel_msg(struct cm_id_priv *priv);
 

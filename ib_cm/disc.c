@@ -50,7 +50,10 @@ int cm_send_dreq_locked(struct cm_id_priv *priv, const void *private_data,
  * @private_data_len: their length
  *
  * Return: 0; -EINVAL if not established. If the DREQ cannot be sent the
- * id enters timewait anyway and the error is returned.
+ * id enters timewait anyway and the error is returned, as in-tree; unlike
+ * in-tree, IB_CM_DREQ_ERROR then follows, as for a DREQ lost on the wire,
+ * so that a consumer waiting for its disconnect to end (rdma_cm's
+ * DISCONNECTED, then TIMEWAIT_EXIT) is not left waiting forever.
  */
 int ib_send_cm_dreq(struct ib_cm_id *cm_id, const void *private_data,
 		    u8 private_data_len)
@@ -68,8 +71,11 @@ int ib_send_cm_dreq(struct ib_cm_id *cm_id, const void *private_data,
 		return -EINVAL;
 	}
 	ret = cm_send_dreq_locked(priv, private_data, private_data_len, true);
-	if (ret)
+	if (ret) {
+		trace_icm_send_dreq_err(cm_id);
 		cm_enter_timewait(priv);
+		cm_notify_timeout_locked(priv, IB_CM_DREQ_ERROR);
+	}
 	spin_unlock(&priv->lock);
 	return ret;
 }

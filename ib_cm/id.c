@@ -254,21 +254,52 @@ void cm_queue_event(struct cm_id_priv *priv, struct cm_event_elem *elem)
 		cm_put(priv);
 }
 
-/*
- * A send's timeout that had no memory for its event (cm_send_timeout()):
- * delivered from the stack, as in-tree does, unless the id is going away.
- * Returns the handler's verdict.
- */
-static int cm_deliver_timeout(struct cm_id_priv *priv)
+static void cm_kick(struct cm_id_priv *priv)
 {
-	struct ib_cm_event ev = {
-		.param.send_status = IB_WC_RESP_TIMEOUT_ERR,
-	};
+	cm_get(priv);
+	if (!queue_work(cm.wq, &priv->work))
+		cm_put(priv);
+}
+
+/**
+ * cm_notify_timeout_locked - deliver @type (a REQ, REP, DREQ or SIDR_REQ
+ *	error) without an event allocation
+ * @priv: the id, locked
+ * @type: the event
+ *
+ * For a state change the consumer must hear of even when there is no
+ * memory for an event: a send that timed out with none, and a DREQ that
+ * could not be sent at all (the peer hears no more of it than of a DREQ
+ * lost on the wire, and the consumer's disconnect must end). The id's work
+ * delivers it from the stack once the events queued before it are out.
+ */
+void cm_notify_timeout_locked(struct cm_id_priv *priv,
+			      enum ib_cm_event_type type)
+{
+	lockdep_assert_held(&priv->lock);
+	priv->timeout_type = type;
+	set_bit(CM_FLAG_NOTIFY_TIMEOUT, &priv->flags);
+	cm_kick(priv);
+}
+
+/*
+ * An event needing no private data, delivered from the stack (an error
+ * of cm_notify_timeout_locked(), or the end of timewait), unless the id
+ * is going away. Returns the handler's verdict.
+ */
+static int cm_deliver_bare(struct cm_id_priv *priv, bool timewait)
+{
+	struct ib_cm_event ev = {};
 	bool destroying;
 
 	spin_lock(&priv->lock);
 	destroying = priv->destroying;
-	ev.event = priv->timeout_type;
+	if (timewait) {
+		ev.event = IB_CM_TIMEWAIT_EXIT;
+	} else {
+		ev.event = priv->timeout_type;
+		ev.param.send_status = IB_WC_RESP_TIMEOUT_ERR;
+	}
 	spin_unlock(&priv->lock);
 	if (destroying)
 		return 0;
@@ -295,10 +326,15 @@ static void cm_work_handler(struct work_struct *work)
 			elem = NULL;
 		spin_unlock(&priv->lock);
 		if (!elem) {
-			if (!test_and_clear_bit(CM_FLAG_NOTIFY_TIMEOUT,
-						&priv->flags))
+			/* A DREQ's error comes before its timewait's end. */
+			if (test_and_clear_bit(CM_FLAG_NOTIFY_TIMEOUT,
+					       &priv->flags))
+				ret = cm_deliver_bare(priv, false);
+			else if (test_and_clear_bit(CM_FLAG_NOTIFY_TIMEWAIT,
+						    &priv->flags))
+				ret = cm_deliver_bare(priv, true);
+			else
 				break;
-			ret = cm_deliver_timeout(priv);
 			if (ret) {
 				cm_destroy(priv, true);
 				break;
@@ -365,17 +401,23 @@ static void cm_timewait_handler(struct work_struct *work)
 	struct cm_id_priv *priv = container_of(to_delayed_work(work),
 					       struct cm_id_priv,
 					       timewait_work);
-	struct cm_event_elem *elem = NULL;
+	bool ended = false;
 
+	/*
+	 * The end of timewait needs no memory (as in-tree, whose work for it
+	 * exists from the start): a consumer that releases its resources on
+	 * TIMEWAIT_EXIT (ib_srpt, ipoib's CM) must not lose it.
+	 */
 	spin_lock(&priv->lock);
 	if (priv->id.state == IB_CM_TIMEWAIT && !priv->destroying) {
 		priv->id.state = IB_CM_IDLE;
-		elem = cm_event_alloc(IB_CM_TIMEWAIT_EXIT, GFP_ATOMIC);
+		set_bit(CM_FLAG_NOTIFY_TIMEWAIT, &priv->flags);
+		ended = true;
 	}
 	spin_unlock(&priv->lock);
 	cm_unlink_remote(priv);
-	if (elem)
-		cm_queue_event(priv, elem);
+	if (ended)
+		cm_kick(priv);
 	cm_put(priv);
 }
 

@@ -569,28 +569,20 @@ void cm_send_timeout(struct cm_id_priv *priv, enum ib_cm_state state,
 		cm_enter_timewait(priv);
 	else
 		priv->id.state = IB_CM_IDLE;
+	/*
+	 * The state moved on: the consumer must hear it even with no
+	 * memory for an event (in-tree delivers a timeout from the stack),
+	 * or its connect or disconnect would wait forever.
+	 */
+	if (!elem)
+		cm_notify_timeout_locked(priv, type);
 	spin_unlock(&priv->lock);
 	if (type != IB_CM_DREQ_ERROR)
 		cm_unlink_remote(priv);
-	if (!elem) {
-		/*
-		 * The state moved on: the consumer must hear it even with
-		 * no memory for an event (in-tree delivers a timeout from
-		 * the stack), or its connect or disconnect would wait
-		 * forever. The id's work delivers it from the stack once
-		 * the events queued before it are out.
-		 */
-		spin_lock(&priv->lock);
-		priv->timeout_type = type;
-		spin_unlock(&priv->lock);
-		set_bit(CM_FLAG_NOTIFY_TIMEOUT, &priv->flags);
-		cm_get(priv);
-		if (!queue_work(cm.wq, &priv->work))
-			cm_put(priv);
-		return;
+	if (elem) {
+		elem->ev.param.send_status = IB_WC_RESP_TIMEOUT_ERR;
+		cm_queue_event(priv, elem);
 	}
-	elem->ev.param.send_status = IB_WC_RESP_TIMEOUT_ERR;
-	cm_queue_event(priv, elem);
 }
 EXPORT_SYMBOL_IF_KUNIT(cm_send_timeout);
 

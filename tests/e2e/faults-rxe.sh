@@ -45,10 +45,13 @@ T0=$(sysctl -n net.rdma_cm.cm_response_timeout) R0=$(sysctl -n net.rdma_cm.cm_ma
 TR=/sys/kernel/tracing
 [ -d "$TR/events" ] || mount -t tracefs tracefs "$TR" 2>/dev/null || TR=/sys/kernel/debug/tracing
 EVH=$TR/events/rdma_cma/cm_event_handler/enable
+ICM=$TR/events/ib_cma/enable
 [ -w "$EVH" ] || fail "no rdma_cma:cm_event_handler tracepoint"
-trap 'fault_off; echo 0 >$EVH; sysctl -qw net.rdma_cm.cm_response_timeout=$T0 net.rdma_cm.cm_max_retries=$R0; cleanup' EXIT
+trap 'fault_off; echo 0 >$EVH; echo 0 >$ICM; sysctl -qw net.rdma_cm.cm_response_timeout=$T0 net.rdma_cm.cm_max_retries=$R0; cleanup' EXIT
 echo >"$TR/trace"
 echo 1 >"$EVH"
+# ib_cm's own events too: the story of a failing round, shown with it.
+echo 1 >"$ICM"
 echo 1 >"$TR/tracing_on"
 sysctl -qw net.rdma_cm.cm_response_timeout=14 net.rdma_cm.cm_max_retries=2 ||
 	fail "cannot set the CM timers"
@@ -103,7 +106,9 @@ delivered() {
 	case $last in
 	'') want='ADDR_RESOLVED|ADDR_ERROR' ;;
 	ADDR_RESOLVED) want='ROUTE_RESOLVED|ROUTE_ERROR' ;;
-	ROUTE_RESOLVED) want='ESTABLISHED|REJECTED|UNREACHABLE|CONNECT_ERROR' ;;
+	# librdmacm answers CONNECT_RESPONSE with the RTU, then reports
+	# ESTABLISHED (or CONNECT_ERROR) itself.
+	ROUTE_RESOLVED) want='ESTABLISHED|REJECTED|UNREACHABLE|CONNECT_ERROR|CONNECT_RESPONSE' ;;
 	ESTABLISHED) want='DISCONNECTED' ;;
 	*) return 1 ;;
 	esac
@@ -143,6 +148,8 @@ connect_loop() {
 			3)
 				delivered "/tmp/$name-round.log" || {
 					show "/tmp/$name-round.log"
+					grep -v '^#' "$TR/trace" | tail -n 80 >"/tmp/$name-trace.log"
+					show "/tmp/$name-trace.log"
 					fail "$name: client round $i: no CM event for 10 s and our rdma_cm delivered none (the CM's timers end an exchange in about 2 s)"
 				}
 				lost=$((lost + 1))

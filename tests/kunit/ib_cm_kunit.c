@@ -1929,7 +1929,11 @@ static struct cm_id_priv *roce_conn_id(struct kunit *test, struct fake_dev *fd,
  * new one lands elsewhere. A connection's address vector made before names
  * the old entry: a DREQ sent through it is refused (rxe would fail it and
  * leave QP1 in error, ending every later MAD of the port) and the id enters
- * timewait, as in-tree, where ib_core refuses the per-MAD AH. Before the
+ * timewait, as in-tree, where ib_core refuses the per-MAD AH. Unlike
+ * in-tree, DREQ_ERROR then follows, with no memory needed, as for a DREQ
+ * lost on the wire: a consumer waiting for its disconnect to end (rdma_cm's
+ * DISCONNECTED) hears of it, and TIMEWAIT_EXIT follows that. A DREQ that
+ * cannot be allocated goes the same way (faults-rxe e2e). Before the
  * change of MAC the same id's DREQ goes to the port (here: no agent).
  */
 static void ibcm_dreq_sgid_gone(struct kunit *test)
@@ -1937,6 +1941,7 @@ static void ibcm_dreq_sgid_gone(struct kunit *test)
 	struct fake_dev *fd = fake_dev_add(test);
 	const struct ib_gid_attr *attr;
 	struct cm_id_priv *priv;
+	struct rec_ctx *ctx;
 	struct roce_rig rig;
 	int ret;
 
@@ -1950,11 +1955,18 @@ static void ibcm_dreq_sgid_gone(struct kunit *test)
 	roce_rig_new_mac(test, &rig, attr);
 	rdma_put_gid_attr(attr);
 
+	priv->packet_life_time = 0;
+	priv->local_ack_timeout = 0;		/* timewait of 1 ms */
 	set_state(priv, IB_CM_ESTABLISHED);
 	ret = ib_send_cm_dreq(&priv->id, NULL, 0);
 	priv->mad_ah = NULL;
 	KUNIT_EXPECT_EQ(test, ret, -ENETUNREACH);
-	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_TIMEWAIT);
+	ctx = priv->id.context;
+	wait_events(test, ctx, 2);
+	KUNIT_EXPECT_EQ(test, ctx->type[0], IB_CM_DREQ_ERROR);
+	KUNIT_EXPECT_EQ(test, ctx->status[0], IB_WC_RESP_TIMEOUT_ERR);
+	KUNIT_EXPECT_EQ(test, ctx->type[1], IB_CM_TIMEWAIT_EXIT);
+	KUNIT_EXPECT_EQ(test, priv->id.state, IB_CM_IDLE);
 }
 
 /*
