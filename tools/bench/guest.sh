@@ -29,6 +29,10 @@
 #         costs what rdma_cm, iw_cm and ib_core's verbs cost: a concurrency
 #         sweep, then the same run with 1,000 and 10,000 other live
 #         (resolved) ids, and with 100 and 1,000 other listeners
+#   storm over rxe and softib: ORCM_BENCH_STORM connections held, torn down
+#         at once and opened again at once (time, CM MADs, resends, SA
+#         queries); over rxe, a connect to a dead peer with the in-tree
+#         timers and (ours) with a ULP's 14/2
 #
 # Topology: netns bchA (client: vA 198.18.0.1, siwA) <== veth ==> netns bchB
 # (server: vB 198.18.0.2, siwB). rxe works only in the initial namespace in
@@ -83,6 +87,8 @@ set -uo pipefail
 : "${ORCM_BENCH_PROF_SERIAL:=1000}"   # serial softrnic/TCP setups, profiled
 : "${ORCM_BENCH_SOFTIB:=1}"           # 0: skip softib (native InfiniBand)
 : "${ORCM_BENCH_SOFTIB_SA:=200}"      # connects of the SA-count run (cold cache)
+: "${ORCM_BENCH_STORM:=1000}"         # reconnect storm: connections (0: skip)
+: "${ORCM_BENCH_DEAD:=1}"             # 1: connects to a dead peer over rxe
 
 D=/run/orcm/debug/cm_bench
 ACCT=/run/orcm/debug/cm_acct
@@ -92,6 +98,9 @@ TMPDIR=${TMPDIR:-/tmp}
 MP=(modprobe -d "$ORCM_MODROOT" -S "$ORCM_KREL")
 NS_C=bchA NS_S=bchB
 ADDR_C=198.18.0.1 ADDR_S=198.18.0.2 ADDR_R=198.18.2.1 ADDR_N=198.18.4.2
+# vR's peer end, in a namespace of its own with no RDMA device: it answers
+# ARP and nothing else (the dead peer).
+NS_D=bchD ADDR_RDEAD=198.18.2.9
 ADDR_SRC=198.18.3.1 ADDR_SRS=198.18.3.2
 PORT_RDMA=7000 PORT_TCP=8000 PORT_LMEM=9000 PORT_RXE=7100 PORT_NULL=7200
 PORT_SR=7300 PORT_TCP_SR=8300
@@ -347,7 +356,9 @@ setup_net() {
 		ip link add vR type veth peer name vRp
 		ip addr add $ADDR_R/24 dev vR
 		ip link set vR up
-		ip link set vRp up
+		ip netns add $NS_D && ip link set vRp netns $NS_D &&
+			ip -n $NS_D addr add $ADDR_RDEAD/24 dev vRp &&
+			ip -n $NS_D link set vRp up || ORCM_BENCH_DEAD=0
 		rdma link add rxe0 type rxe netdev vR || ORCM_BENCH_RXE=0
 	fi
 	if [ "$ORCM_BENCH_NULL" = 1 ]; then
@@ -689,7 +700,7 @@ sweep_runs() {
 }
 
 rxe_kernel() {
-	local t=$ORCM_BENCH_THREADS c=$ORCM_BENCH_CONC
+	local t=$ORCM_BENCH_THREADS c=$ORCM_BENCH_CONC rc=0
 	kc - listen tag=RX addr=$ADDR_R port=$PORT_RXE backlog=1024 || return 1
 	echo clear >"$D/ctl"
 	log "rxe serial: $ORCM_BENCH_SERIAL connections"
@@ -702,8 +713,105 @@ rxe_kernel() {
 		kc_threads - "$t" connect tag=rtput"$n" dst=$ADDR_R port=$PORT_RXE count="$n" window="$c"
 		results transport=rxe workload=tput count="$n" conc="$c" threads="$t"
 	done
+	[ "$ORCM_BENCH_STORM" -gt 0 ] && { storm_run rxe - $ADDR_R $PORT_RXE || rc=1; }
 	kc - unlisten tag=RX
 	echo clear >"$D/ctl"
+	[ "$ORCM_BENCH_DEAD" = 1 ] && { dead_peer || rc=1; }
+	return $rc
+}
+
+# ---- reconnect storms and dead peers (issue 40) --------------------------------
+# cm_mads: "SENT RESENT", the CM MADs every IB/RoCE port has sent (resends
+# included) and its resends: ib_cm's counters in sysfs, the same files on
+# both stacks.
+cm_mads() {
+	local f m n sent=0 re=0 out=''
+	for f in /sys/class/infiniband/*/ports/*/cm_tx_msgs/*; do
+		[ -r "$f" ] && sent=$((sent + $(cat "$f")))
+	done
+	for f in /sys/class/infiniband/*/ports/*/cm_tx_retries/*; do
+		[ -r "$f" ] && re=$((re + $(cat "$f")))
+	done
+	# The resends of each message that waits for an answer.
+	for m in req rep dreq; do
+		n=0
+		for f in /sys/class/infiniband/*/ports/*/cm_tx_retries/"$m"; do
+			[ -r "$f" ] && n=$((n + $(cat "$f")))
+		done
+		out+=" $n"
+	done
+	echo "$sent $re$out"
+}
+
+# storm_run TRANSPORT NS DST PORT: the reconnect storm. ORCM_BENCH_STORM
+# connections are established and held, then torn down all at once (what a
+# ULP does once a link flap has put its QPs in error) and opened again all at
+# once, every one in flight together. Recorded: the wall time of the
+# reconnect (the command returns once the last is ESTABLISHED), the
+# connections established, the CM MADs the ports sent for them and how many
+# of those were resends (REQ, REP and RTU are 3 a connection with none), and
+# on softib the SA PathRecord queries that reached the SM's port.
+storm_run() {
+	local t=$1 ns=$2 dst=$3 port=$4 n=$ORCM_BENCH_STORM pid='' t0 t1 ok q='-'
+	local s0 r0 s1 r1 q0 q1 p0 p1 d0 d1
+	log "$t storm: $n connections held, torn down at once, opened again at once"
+	echo clear >"$D/ctl"
+	kc "$ns" connect tag="${t}st0" dst="$dst" port="$port" count="$n" window="$n" hold=1 timeout=280 || true
+	kc "$ns" release tag="${t}st0" window="$n" || true
+	srv_wait 0
+	echo clear >"$D/ctl"
+	if [ "$t" = softib ]; then
+		madcount_start "$TMPDIR/stormcount.out"
+		pid=$MC_PID
+	fi
+	# shellcheck disable=SC2046 # two words
+	set -- $(cm_mads)
+	s0=$1 r0=$2 q0=$3 p0=$4 d0=$5
+	t0=$(date +%s%N)
+	kc "$ns" connect tag="${t}storm" dst="$dst" port="$port" count="$n" window="$n" hold=1 timeout=280 || true
+	t1=$(date +%s%N)
+	# shellcheck disable=SC2046
+	set -- $(cm_mads)
+	s1=$1 r1=$2 q1=$3 p1=$4 d1=$5
+	if [ -n "$pid" ]; then
+		kill -TERM "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		q=$(awk '$1 == "pathrecord_queries" { print $2 }' "$TMPDIR/stormcount.out")
+	fi
+	ok=$(kv "$(grep -m 1 ' op=connect ' "$D/results")" ok)
+	emit "storm stack=$STACK round=$ROUND transport=$t conns=$n ok=${ok:-0}" \
+		"ms=$(((t1 - t0) / 1000000)) mads=$((s1 - s0)) resends=$((r1 - r0))" \
+		"req_resends=$((q1 - q0)) rep_resends=$((p1 - p0)) dreq_resends=$((d1 - d0))" \
+		"sa_queries=${q:--}"
+	kc "$ns" release tag="${t}storm" window="$n" || true
+	srv_wait 0
+	echo clear >"$D/ctl"
+}
+
+# dead_peer: connects over rxe0 to a peer that answers ARP and nothing else
+# (ADDR_RDEAD): how long until UNREACHABLE, with the in-tree timers (round 1
+# only: about a minute a connect) and, on ours, with the ULP's 14 and 2
+# (orcm_rdma_set_cm_timers(); in-tree has no such call: not applicable).
+dead_peer() {
+	local tag timers t0 t1 line
+	for timers in default tuned; do
+		[ "$timers" = default ] && [ "$ROUND" != 1 ] && continue
+		if [ "$timers" = tuned ] && [ "$STACK" = stock ]; then
+			emit "na stack=$STACK round=$ROUND transport=deadpeer reason=in-tree-fixes-the-cm-timers"
+			continue
+		fi
+		tag=dead$timers
+		set -- dst=$ADDR_RDEAD src=$ADDR_R port=$PORT_RXE timeout=200
+		[ "$timers" = tuned ] && set -- "$@" cm_timeout=14 cm_retries=2
+		log "dead peer ($timers timers)"
+		t0=$(date +%s%N)
+		kc - connect tag="$tag" "$@" || true
+		t1=$(date +%s%N)
+		line=$(grep -m 1 ' op=connect ' "$D/results")
+		emit "deadpeer stack=$STACK round=$ROUND timers=$timers ms=$(((t1 - t0) / 1000000))" \
+			"fail=$(kv "$line" fail) err=$(kv "$line" err)"
+		echo clear >"$D/ctl"
+	done
 }
 
 # ---- softib: native InfiniBand -------------------------------------------------
@@ -784,18 +892,26 @@ softib_ipoib_down() {
 	rmmod ib_ipoib || { log "rmmod ib_ipoib failed"; return 1; }
 }
 
+# madcount_start OUT: tests/e2e/softib-madcount.py counting on sB (the SM's
+# port) into OUT, once it listens; its pid in MC_PID.
+madcount_start() {
+	local i
+	python3 "$ORCM_REPO/tests/e2e/softib-madcount.py" sB >"$1" 2>&1 &
+	MC_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q listening "$1" && break
+		sleep 0.1
+	done
+}
+
 # softib_sa_count N: N connects (16 in flight) with a cold path cache (the
 # first run of the slot: our rdma_cm was just loaded), the SA PathRecord
 # queries they cost counted on sB, the SM's port, by
 # tests/e2e/softib-madcount.py (one per transaction id, resends not counted).
 softib_sa_count() {
-	local n=$1 pid i q mads ok drops
-	python3 "$ORCM_REPO/tests/e2e/softib-madcount.py" sB >"$TMPDIR/madcount.out" 2>&1 &
-	pid=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -q listening "$TMPDIR/madcount.out" && break
-		sleep 0.1
-	done
+	local n=$1 pid q mads ok drops
+	madcount_start "$TMPDIR/madcount.out"
+	pid=$MC_PID
 	kc $NS_C connect tag=ibsa dst=$ADDR_IBS port=$PORT_IB count="$n" window=16
 	kill -TERM "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
@@ -822,6 +938,7 @@ softib_kernel() {
 	kc $NS_C connect tag=ibserial dst=$ADDR_IBS port=$PORT_IB count="$ORCM_BENCH_SERIAL" window=1 || rc=1
 	results transport=softib workload=serial conc=1 threads=1
 	sweep_runs softib $NS_C ibsweep $ADDR_IBS $PORT_IB || rc=1
+	[ "$ORCM_BENCH_STORM" -gt 0 ] && { storm_run softib $NS_C $ADDR_IBS $PORT_IB || rc=1; }
 	kc $NS_S unlisten tag=IB || rc=1
 	srv_wait 0 || rc=1
 	echo clear >"$D/ctl"
@@ -991,7 +1108,7 @@ emit "info kernel=$(uname -r) mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/memin
 	"ids=$ORCM_BENCH_IDS listeners=$ORCM_BENCH_LISTENERS cmtime_conns=$ORCM_BENCH_CMTIME_CONNS" \
 	"cmtime_runs=$ORCM_BENCH_CMTIME_RUNS mem_rounds=$ORCM_BENCH_MEM_ROUNDS cmtime=$(dpkg-query -W -f='${Version}' rdmacm-utils 2>/dev/null)" \
 	"softrnic=$((ORCM_BENCH_SIW == 1 && ORCM_BENCH_SOFTRNIC == 1)) softib=$ORCM_BENCH_SOFTIB" \
-	"softib_sa=$ORCM_BENCH_SOFTIB_SA"
+	"softib_sa=$ORCM_BENCH_SOFTIB_SA storm=$ORCM_BENCH_STORM dead=$ORCM_BENCH_DEAD"
 prof_init
 prefault
 setup_net || { emit "error what=setup"; exit 1; }

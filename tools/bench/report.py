@@ -1005,6 +1005,128 @@ def mtu_section(records):
     return L
 
 
+STORM_SPEEDUP_TARGET = 2.0     # issue 40: stock's time / ours, at least
+STORM_MADS_TARGET = 3.0        # issue 40: CM MADs per connection, at most
+DEAD_TUNED_TARGET_MS = 5000    # issue 40: a tuned connect to a dead peer
+
+
+def storm_figures(records):
+    """{transport: {stack: {round: record}}} of the "storm" records with
+    every connection counted (ok, conns, ms, mads as integers)."""
+    out = {}
+    for r in records:
+        if r["record"] != "storm" or r.get("stack") not in STACKS:
+            continue
+        if not all(isinstance(r.get(k), int) for k in ("ok", "conns", "ms", "mads")):
+            continue
+        out.setdefault(r.get("transport"), {}).setdefault(r["stack"], {})[r.get("round")] = r
+    return out
+
+
+def storm_targets(records):
+    """Per transport: the stock/ours time ratio per round (a round where a
+    stack did not establish every connection has no ratio) and each
+    stack's MADs per established connection, per round."""
+    out = {}
+    for t, per in storm_figures(records).items():
+        st, ou = per.get("stock", {}), per.get("ours", {})
+        speed = {}
+        for rnd in sorted(set(st) | set(ou), key=round_key):
+            a, b = st.get(rnd), ou.get(rnd)
+            full = a and b and a["ok"] == a["conns"] and b["ok"] == b["conns"]
+            speed[rnd] = a["ms"] / b["ms"] if full and b["ms"] else None
+        mads = {s: {rnd: (r["mads"] / r["ok"] if r["ok"] else None)
+                    for rnd, r in per.get(s, {}).items()} for s in STACKS}
+        vals = [v for v in speed.values() if v is not None]
+        ours_mads = [v for v in mads["ours"].values() if v is not None]
+        out[t] = {
+            "speedup_stock_over_ours": speed,
+            "mads_per_conn": mads,
+            "speedup_target": STORM_SPEEDUP_TARGET,
+            "speedup_met": (min(vals) >= STORM_SPEEDUP_TARGET) if vals else None,
+            "mads_target": STORM_MADS_TARGET,
+            "mads_met": (max(ours_mads) <= STORM_MADS_TARGET) if ours_mads else None,
+        }
+    return out
+
+
+def storm_section(records):
+    """The reconnect storm (issue 40) and the connect to a dead peer."""
+    L = []
+    add = L.append
+    figs = storm_figures(records)
+    title = ("Reconnect storm: N connections held, torn down at once, opened again at once "
+             "(all in flight)")
+    if not figs:
+        add(title + ": not measured (ORCM_BENCH_STORM=0, or no rxe/softib)")
+    else:
+        add(title)
+        tg = storm_targets(records)
+        rows = [["transport", "stack", "N", "ms (median)", "per round ms", "established",
+                 "CM MADs/conn", "resends", "REQ/REP/DREQ", "SA queries"]]
+        for t in sorted(figs):
+            for s in STACKS:
+                per = figs[t].get(s)
+                if not per:
+                    continue
+                ks = sorted(per, key=round_key)
+                rs = [per[k] for k in ks]
+                rows.append([t, s, str(rs[0]["conns"]),
+                             fmt(statistics.median(r["ms"] for r in rs), "%.0f"),
+                             " ".join(str(r["ms"]) for r in rs),
+                             " ".join("%d" % r["ok"] for r in rs),
+                             " ".join(fmt(r["mads"] / r["ok"] if r["ok"] else None, "%.2f")
+                                      for r in rs),
+                             " ".join(str(r.get("resends", "-")) for r in rs),
+                             " ".join("%s/%s/%s" % (r.get("req_resends", "-"),
+                                                    r.get("rep_resends", "-"),
+                                                    r.get("dreq_resends", "-")) for r in rs),
+                             " ".join(str(r.get("sa_queries", "-")) for r in rs)])
+        add(render(rows))
+        for t in sorted(tg):
+            v = tg[t]
+            sp = [x for x in v["speedup_stock_over_ours"].values() if x is not None]
+            add("  %s: stock time / ours per round: %s (median %s; target >= %.0fx: %s);"
+                " ours <= %.0f CM MADs a connection: %s"
+                % (t, spread(v["speedup_stock_over_ours"]),
+                   fmt(statistics.median(sp) if sp else None, "%.2fx"),
+                   STORM_SPEEDUP_TARGET,
+                   {True: "met", False: "not met", None: "-"}[v["speedup_met"]],
+                   STORM_MADS_TARGET,
+                   {True: "met", False: "not met", None: "-"}[v["mads_met"]]))
+        add("  A connection with no loss costs 3 CM MADs (REQ, REP, RTU); resends are the")
+        add("  ports' cm_tx_retries. rxe: client and server on the one device (rxe0).")
+    add("")
+    dead = [r for r in records if r["record"] == "deadpeer" and isinstance(r.get("ms"), int)]
+    title = "Connect to a dead peer (answers ARP, nothing else) over rxe: time to UNREACHABLE"
+    if not dead:
+        add(title + ": not measured (ORCM_BENCH_DEAD=0)")
+        add("")
+        return L
+    add(title)
+    rows = [["timers", "stack", "ms (median)", "per round", "result"]]
+    for timers in ("default", "tuned"):
+        for s in STACKS:
+            rs = sorted((r for r in dead if r.get("stack") == s and r.get("timers") == timers),
+                        key=lambda r: round_key(r.get("round")))
+            if not rs:
+                if timers == "tuned" and s == "stock":
+                    rows.append([timers, s, "n/a", "-", "in-tree fixes its CM timers"])
+                continue
+            rows.append([timers, s, fmt(statistics.median(r["ms"] for r in rs), "%.0f"),
+                         " ".join(str(r["ms"]) for r in rs),
+                         " ".join(str(r.get("err", "-")) for r in rs)])
+    add(render(rows))
+    tuned = [r["ms"] for r in dead if r.get("stack") == "ours" and r.get("timers") == "tuned"]
+    add("  default: the in-tree timers (response timeout 20, 15 retries), round 1 only;")
+    add("  tuned: a ULP's cm_timeout=14 cm_retries=2 (orcm_rdma_set_cm_timers()), target"
+        " <= %d ms: %s" % (DEAD_TUNED_TARGET_MS,
+                           "-" if not tuned else
+                           ("met" if max(tuned) <= DEAD_TUNED_TARGET_MS else "not met")))
+    add("")
+    return L
+
+
 def softrnic_section(summary, info, records, errors):
     """softrnic (host-stack model) against siw, both on our stack."""
     L = []
@@ -1232,6 +1354,7 @@ def table(summary, info, na, limits, errors, splats, kmemleak, flags, records=()
     L.extend(softrnic_section(summary, info, records, errors))
     L.extend(datapath_section(records))
     L.extend(mtu_section(records))
+    L.extend(storm_section(records))
     L.extend(softib_section(summary, info, records, errors))
 
     # Memory.
@@ -1427,6 +1550,7 @@ def main():
         "softrnic_vs_siw": sr_targets,
         "datapath": datapath(records),
         "softib": softib_targets(summary, records),
+        "storm": storm_targets(records),
         "limits": limits,
         "errors": errors,
         "splats": splats,

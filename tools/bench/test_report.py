@@ -203,6 +203,39 @@ class ReportTest(unittest.TestCase):
         self.assertRegex(render_table(records, s),
                          r"Native InfiniBand over softib: .*: not run: ORCM_BENCH_SOFTIB=0")
 
+    def test_storm_ratios_by_round_and_mads(self):
+        def storm(s, rnd, ms, ok=1000, mads=3000, resends=0, t="rxe"):
+            return ("storm stack=%s round=%d transport=%s conns=1000 ok=%d ms=%d mads=%d "
+                    "resends=%d sa_queries=-" % (s, rnd, t, ok, ms, mads, resends))
+        lines = [INFO,
+                 storm("stock", 1, 6000, mads=3300, resends=300), storm("ours", 1, 2000),
+                 storm("stock", 2, 5000), storm("ours", 2, 2500, ok=999, mads=2997),
+                 storm("stock", 3, 4000), storm("ours", 3, 1000),
+                 "deadpeer stack=stock round=1 timers=default ms=70000 fail=1 err=unreachable:-110",
+                 "deadpeer stack=ours round=1 timers=default ms=69000 fail=1 err=unreachable:-110",
+                 "deadpeer stack=ours round=1 timers=tuned ms=2100 fail=1 err=unreachable:-110"]
+        records, s = load(lines)
+        tg = rep.storm_targets(records)["rxe"]
+        # Round 2: ours lost a connection, so that round has no ratio.
+        self.assertEqual(tg["speedup_stock_over_ours"], {1: 3.0, 2: None, 3: 4.0})
+        self.assertTrue(tg["speedup_met"])
+        self.assertAlmostEqual(tg["mads_per_conn"]["stock"][1], 3.3)
+        self.assertAlmostEqual(tg["mads_per_conn"]["ours"][2], 3.0)
+        self.assertTrue(tg["mads_met"])
+        text = render_table(records, s)
+        self.assertIn("rxe: stock time / ours per round: 3.00 - 4.00 (median 3.50x; "
+                      "target >= 2x: met); ours <= 3 CM MADs a connection: met", text)
+        self.assertRegex(text, r"\nrxe +stock +1000 +5000 +6000 5000 4000 +1000 1000 1000 "
+                               r"+3\.30 3\.00 3\.00 +300 0 0 ")
+        self.assertRegex(text, r"\ntuned +stock +n/a ")
+        self.assertIn("<= 5000 ms: met", text)
+        # One slow ours round fails the target: the minimum counts.
+        records, _ = load([storm("stock", 1, 3000), storm("ours", 1, 2000)])
+        self.assertFalse(rep.storm_targets(records)["rxe"]["speedup_met"])
+        records, s = load([INFO])
+        self.assertIn("Reconnect storm: N connections held, torn down at once, opened again "
+                      "at once (all in flight): not measured", render_table(records, s))
+
     def test_guest_alternates_and_measures_memory_in_both_orders(self):
         with open(os.path.join(HERE, "guest.sh"), encoding="utf-8") as f:
             g = f.read()
