@@ -19,7 +19,9 @@
  *  - cm.lock (spinlock) protects the id tables: the local-id xarray, the
  *    remote-id and remote-QPN hashes, the listener list and the device
  *    list; it is taken inside an id's lock, never the other way round;
- *  - cm_port.agent_lock protects cm_port.agent; inside both of the above.
+ *  - cm_port.agent_lock protects cm_port.agent; inside both of the above;
+ *  - cm_port.pace_lock protects the port's REQ window and queue (pace.c);
+ *    inside an id's lock, never with cm.lock or agent_lock.
  * No lock is held across a cm_handler call, a sleeping allocation,
  * rdma_create_ah(SLEEPABLE), ib_register/unregister_mad_agent or a wait.
  */
@@ -230,6 +232,11 @@ struct cm_port {
 	struct ib_mad_agent *agent;	/* agent_lock; NULL once removed */
 	bool sysfs;			/* the counter groups are registered */
 	atomic_long_t msgs[CM_GRP_MAX][CM_MSG_TYPES];	/* lockless */
+	/* REQ pacing (pace.c) */
+	spinlock_t pace_lock;		/* the two below, ids' pace_entry */
+	unsigned int req_inflight;	/* paced REQs awaiting an answer */
+	struct list_head req_wait;	/* ids whose REQ waits, oldest first */
+	struct work_struct pace_work;	/* sends what a freed slot allows */
 };
 
 void cm_port_count(struct cm_port *port, enum cm_msg_group group,
@@ -246,6 +253,7 @@ void cm_counters_init(void);
  */
 #define CM_SEND_STATE_MASK	0xffffUL
 #define CM_SEND_RESEND		0x10000UL
+#define CM_SEND_PACED		0x20000UL	/* a REQ in its port's window */
 
 /*
  * Exported by ib_core (sysfs.c) but declared only in its private
@@ -288,6 +296,7 @@ enum cm_counter {
 	CM_CNT_TIMEOUT,			/* sends that ran out of retries */
 	CM_CNT_TX_STALE,		/* sends cancelled: their GID left */
 	CM_CNT_GID_DOOMED,		/* GID entries marked (gid_doom.c) */
+	CM_CNT_TX_REQ_PACED,		/* REQs that waited for a slot */
 	CM_CNT_MAX
 };
 
@@ -388,6 +397,11 @@ struct cm_id_priv {
 	struct ib_mad_send_buf *msg;	/* the send waiting for an answer */
 	bool msg_stale;			/* @msg cancelled: its GID left */
 	void *last_mad;			/* last REP/MRA/RTU/DREP, to resend */
+	/* A REQ waiting for a slot of its port (pace.c): */
+	struct list_head pace_entry;	/* port->req_wait; port->pace_lock */
+	struct cm_msg *paced_req;	/* the REQ to send */
+	unsigned int paced_timeout_ms;
+	int paced_retries;
 	bool mra_delayed;		/* @last_mad is an MRA not sent yet */
 
 	/*
@@ -483,6 +497,14 @@ int cm_set_av_from_wc(struct cm_id_priv *priv, struct cm_port *port,
 int cm_send(struct cm_id_priv *priv, const struct cm_msg *msg,
 	    unsigned int timeout_ms, int retries, bool keep);
 int cm_send_again(struct cm_id_priv *priv, const struct cm_msg *msg);
+int cm_send_flags(struct cm_id_priv *priv, const struct cm_msg *msg,
+		  unsigned int timeout_ms, int retries, bool keep,
+		  unsigned long flags);
+void cm_pace_port_init(struct cm_port *port);
+int cm_pace_req_locked(struct cm_id_priv *priv, const struct cm_msg *msg,
+		       unsigned int timeout_ms, int retries);
+void cm_pace_done(struct cm_port *port);
+void cm_pace_forget(struct cm_id_priv *priv);
 int cm_send_built(struct cm_id_priv *priv, const void *mad);
 int cm_resend_last(struct cm_id_priv *priv);
 void cm_send_reply_from_wc(struct cm_port *port,
@@ -575,6 +597,11 @@ void cm_debugfs_exit(void);
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Test hooks, exported only to KUnit tests. */
 long cm_counter_read(enum cm_counter c);
+extern unsigned int cm_req_window;	/* req_window, pace.c */
+void cm_pace_read(struct cm_port *port, unsigned int *inflight,
+		  unsigned int *waiting);
+int cm_pace_req(struct cm_id_priv *priv, const struct cm_msg *msg,
+		unsigned int timeout_ms, int retries);
 long cm_ids_live(void);
 void cm_test_add_device(struct cm_device *cm_dev);
 void cm_test_del_device(struct cm_device *cm_dev);

@@ -51,6 +51,7 @@ struct cm_id_priv *cm_id_alloc(struct ib_device *device,
 	INIT_LIST_HEAD(&priv->events);
 	INIT_LIST_HEAD(&priv->listen_entry);
 	INIT_LIST_HEAD(&priv->old_avs);
+	INIT_LIST_HEAD(&priv->pace_entry);
 	INIT_WORK(&priv->work, cm_work_handler);
 	INIT_DELAYED_WORK(&priv->timewait_work, cm_timewait_handler);
 
@@ -81,6 +82,7 @@ static void cm_release(struct cm_id_priv *priv)
 		rdma_destroy_ah_attr(&priv->ah_attr);
 	kfree(priv->last_mad);
 	kfree(priv->lap_mra);
+	kfree(priv->paced_req);
 	cm_device_put(priv->cm_dev);
 	kfree(priv);
 	atomic_long_dec(&cm.nr_ids);
@@ -431,6 +433,8 @@ static void cm_destroy_protocol(struct cm_id_priv *priv)
 	switch (priv->id.state) {
 	case IB_CM_REQ_SENT:
 	case IB_CM_MRA_REQ_RCVD:
+		if (priv->paced_req)	/* still waiting: the peer never saw it */
+			break;
 		cm_cancel_msg(priv);
 		cm_send_rej_locked(priv, IB_CM_REJ_TIMEOUT, &guid,
 				   sizeof(guid), NULL, 0);
@@ -496,6 +500,7 @@ void cm_destroy(struct cm_id_priv *priv, bool from_handler)
 	cm_destroy_protocol(priv);
 	list_splice_init(&priv->events, &events);
 	spin_unlock(&priv->lock);
+	cm_pace_forget(priv);
 
 	spin_lock(&cm.lock);
 	xa_erase(&cm.local_ids, priv->local_index);

@@ -236,9 +236,10 @@ VISIBLE_IF_KUNIT bool cm_av_sgid_gone(const struct ib_gid_attr *attr)
 }
 EXPORT_SYMBOL_IF_KUNIT(cm_av_sgid_gone);
 
-static int cm_send_buf(struct cm_id_priv *priv, const struct cm_msg *msg,
-		       unsigned int timeout_ms, int retries, bool keep,
-		       unsigned long flags)
+/* cm_send() with context flags (CM_SEND_RESEND, CM_SEND_PACED). */
+int cm_send_flags(struct cm_id_priv *priv, const struct cm_msg *msg,
+		  unsigned int timeout_ms, int retries, bool keep,
+		  unsigned long flags)
 {
 	struct ib_mad_send_buf *buf;
 	int ret;
@@ -296,13 +297,13 @@ static int cm_send_buf(struct cm_id_priv *priv, const struct cm_msg *msg,
 int cm_send(struct cm_id_priv *priv, const struct cm_msg *msg,
 	    unsigned int timeout_ms, int retries, bool keep)
 {
-	return cm_send_buf(priv, msg, timeout_ms, retries, keep, 0);
+	return cm_send_flags(priv, msg, timeout_ms, retries, keep, 0);
 }
 
 /* Send @msg, which answers a duplicate of the peer's message, once. */
 int cm_send_again(struct cm_id_priv *priv, const struct cm_msg *msg)
 {
-	return cm_send_buf(priv, msg, 0, 0, false, CM_SEND_RESEND);
+	return cm_send_flags(priv, msg, 0, 0, false, CM_SEND_RESEND);
 }
 
 /* Send @mad, a MAD built before (a kept reply), once more. */
@@ -452,6 +453,8 @@ void cm_send_handler(struct ib_mad_agent *agent,
 		return;
 	}
 	state = (uintptr_t)buf->context[1] & CM_SEND_STATE_MASK;
+	if ((uintptr_t)buf->context[1] & CM_SEND_PACED)
+		cm_pace_done(agent->context);
 	attr_id = ((struct ib_mad_hdr *)buf->mad)->attr_id;
 	timed_out = cm_send_done_timed_out(priv, buf, send_wc->status, &state);
 	ib_free_send_mad(buf);

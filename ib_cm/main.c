@@ -174,6 +174,7 @@ static int cm_add_one(struct ib_device *ib_dev)
 		port->cm_dev = cm_dev;
 		port->port_num = p;
 		spin_lock_init(&port->agent_lock);
+		cm_pace_port_init(port);
 		cm_dev->port[p - 1] = port;
 		ret = cm_port_sysfs_add(port);
 		if (ret)
@@ -310,6 +311,7 @@ static const char *const cm_counter_names[CM_CNT_MAX] = {
 	[CM_CNT_TIMEOUT] = "timeout",
 	[CM_CNT_TX_STALE] = "tx_stale_cancelled",
 	[CM_CNT_GID_DOOMED] = "gid_doomed",
+	[CM_CNT_TX_REQ_PACED] = "tx_req_paced",
 };
 
 static struct dentry *cm_debugfs_dir;

@@ -145,10 +145,10 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 
 	trace_icm_send_req(cm_id);
 	cm_id->state = IB_CM_REQ_SENT;
-	ret = cm_send(priv, msg,
-		      cm_msg_timeout_ms(path->packet_life_time,
-					param->remote_cm_response_timeout),
-		      param->max_cm_retries, false);
+	ret = cm_pace_req_locked(priv, msg,
+				 cm_msg_timeout_ms(path->packet_life_time,
+						   param->remote_cm_response_timeout),
+				 param->max_cm_retries);
 	if (ret)
 		cm_id->state = IB_CM_IDLE;
 out_unlock:

@@ -467,6 +467,7 @@ static struct fake_dev *fake_dev_add(struct kunit *test)
 	fd->port.cm_dev = fd->cm;
 	fd->port.port_num = 1;
 	spin_lock_init(&fd->port.agent_lock);	/* agent NULL: nothing sent */
+	cm_pace_port_init(&fd->port);
 	cm_test_add_device(fd->cm);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fake_dev_release,
 							fd), 0);
@@ -2296,6 +2297,70 @@ static void ibcm_count_dup_req(struct kunit *test)
 	dup_done(priv);
 }
 
+static void restore_window(void *old)
+{
+	WRITE_ONCE(cm_req_window, (unsigned int)(uintptr_t)old);
+}
+
+/*
+ * REQ pacing (pace.c): with a window of 1 and one REQ out, later REQs wait
+ * in their order (counted, each id keeping its REQ); one destroyed while it
+ * waits leaves the queue without hanging its destroy; a freed slot sends
+ * the oldest, and one that cannot
+ * be sent (no AH here) ends its connect with REQ_ERROR and gives its slot
+ * back. Window 0, the default: no queue, the send's own result.
+ */
+static void ibcm_pace_req(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct rec_ctx *ca = rec_new(test);
+	struct cm_id_priv *a = conn_id(test, fd, ca, true);
+	struct cm_id_priv *b = conn_id(test, fd, rec_new(test), false);
+	void *old = (void *)(uintptr_t)READ_ONCE(cm_req_window);
+	long paced = cm_counter_read(CM_CNT_TX_REQ_PACED);
+	struct cm_msg *msg = new_msg(test);
+	unsigned int out, waiting;
+
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   restore_window,
+							   old));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(cm_req_window), 0);
+	msg->attr_id = CM_REQ_ATTR_ID;
+	set_state(a, IB_CM_REQ_SENT);
+	set_state(b, IB_CM_REQ_SENT);
+	/* Window 0: sent at once (refused here: no AH), nothing queued. */
+	KUNIT_EXPECT_EQ(test, cm_pace_req(a, msg, 100, 2), -EINVAL);
+	cm_pace_read(&fd->port, &out, &waiting);
+	KUNIT_EXPECT_EQ(test, out + waiting, 0);
+
+	WRITE_ONCE(cm_req_window, 1);
+	spin_lock(&fd->port.pace_lock);
+	fd->port.req_inflight = 1;		/* one REQ out */
+	spin_unlock(&fd->port.pace_lock);
+	KUNIT_EXPECT_EQ(test, cm_pace_req(a, msg, 100, 2), 0);
+	KUNIT_EXPECT_EQ(test, cm_pace_req(b, msg, 100, 2), 0);
+	cm_pace_read(&fd->port, &out, &waiting);
+	KUNIT_EXPECT_EQ(test, out, 1);
+	KUNIT_EXPECT_EQ(test, waiting, 2);
+	KUNIT_EXPECT_EQ(test, cm_counter_read(CM_CNT_TX_REQ_PACED) - paced, 2);
+	KUNIT_EXPECT_NOT_NULL(test, a->paced_req);
+	KUNIT_EXPECT_EQ(test, a->id.state, IB_CM_REQ_SENT);
+
+	ib_destroy_cm_id(&b->id);		/* no hang */
+	cm_pace_read(&fd->port, &out, &waiting);
+	KUNIT_EXPECT_EQ(test, waiting, 1);
+
+	cm_pace_done(&fd->port);		/* the REQ out is answered */
+	wait_events(test, ca, 1);
+	cm_test_flush();
+	KUNIT_EXPECT_EQ(test, ca->type[0], IB_CM_REQ_ERROR);
+	KUNIT_EXPECT_EQ(test, a->id.state, IB_CM_IDLE);
+	KUNIT_EXPECT_NULL(test, a->paced_req);
+	cm_pace_read(&fd->port, &out, &waiting);
+	KUNIT_EXPECT_EQ(test, out, 0);
+	KUNIT_EXPECT_EQ(test, waiting, 0);
+}
+
 static struct kunit_case ibcm_msg_cases[] = {
 	KUNIT_CASE_PARAM(ibcm_msg_round_trip, rt_gen_params),
 	KUNIT_CASE(ibcm_msg_req_fields),
@@ -2373,6 +2438,7 @@ static struct kunit_case ibcm_count_cases[] = {
 	KUNIT_CASE(ibcm_count_dup_rep),
 	KUNIT_CASE(ibcm_count_dup_mra),
 	KUNIT_CASE(ibcm_count_dup_req),
+	KUNIT_CASE(ibcm_pace_req),
 	{}
 };
 

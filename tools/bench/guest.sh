@@ -89,6 +89,7 @@ set -uo pipefail
 : "${ORCM_BENCH_SOFTIB_SA:=200}"      # connects of the SA-count run (cold cache)
 : "${ORCM_BENCH_STORM:=1000}"         # reconnect storm: connections (0: skip)
 : "${ORCM_BENCH_DEAD:=1}"             # 1: connects to a dead peer over rxe
+: "${ORCM_BENCH_REQ_WINDOW:=64}"      # ours: ib_cm.req_window (0: off, its default)
 
 D=/run/orcm/debug/cm_bench
 ACCT=/run/orcm/debug/cm_acct
@@ -273,7 +274,12 @@ load_stack() {
 		"${MP[@]}" rdma_ucm || return 1
 	else
 		for m in iw_cm ib_cm rdma_cm; do
-			insmod "$ORCM_OURS_DIR/$m/$m.ko" || return 1
+			if [ $m = ib_cm ]; then
+				# REQ pacing (ib_cm/pace.c): the window the bench runs with.
+				insmod "$ORCM_OURS_DIR/$m/$m.ko" req_window="$ORCM_BENCH_REQ_WINDOW" || return 1
+			else
+				insmod "$ORCM_OURS_DIR/$m/$m.ko" || return 1
+			fi
 		done
 		insmod "$(intree rdma_ucm)" || return 1
 	fi
@@ -1108,7 +1114,8 @@ emit "info kernel=$(uname -r) mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/memin
 	"ids=$ORCM_BENCH_IDS listeners=$ORCM_BENCH_LISTENERS cmtime_conns=$ORCM_BENCH_CMTIME_CONNS" \
 	"cmtime_runs=$ORCM_BENCH_CMTIME_RUNS mem_rounds=$ORCM_BENCH_MEM_ROUNDS cmtime=$(dpkg-query -W -f='${Version}' rdmacm-utils 2>/dev/null)" \
 	"softrnic=$((ORCM_BENCH_SIW == 1 && ORCM_BENCH_SOFTRNIC == 1)) softib=$ORCM_BENCH_SOFTIB" \
-	"softib_sa=$ORCM_BENCH_SOFTIB_SA storm=$ORCM_BENCH_STORM dead=$ORCM_BENCH_DEAD"
+	"softib_sa=$ORCM_BENCH_SOFTIB_SA storm=$ORCM_BENCH_STORM dead=$ORCM_BENCH_DEAD" \
+	"req_window=$ORCM_BENCH_REQ_WINDOW"
 prof_init
 prefault
 setup_net || { emit "error what=setup"; exit 1; }
