@@ -72,7 +72,6 @@ int ib_send_cm_dreq(struct ib_cm_id *cm_id, const void *private_data,
 	}
 	ret = cm_send_dreq_locked(priv, private_data, private_data_len, true);
 	if (ret) {
-		trace_icm_send_dreq_err(cm_id);
 		cm_enter_timewait(priv);
 		cm_notify_timeout_locked(priv, IB_CM_DREQ_ERROR);
 	}

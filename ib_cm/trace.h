@@ -110,7 +110,6 @@ ORCM_ID_EVENT(send_mra);
 ORCM_ID_EVENT(send_sidr_req);
 ORCM_ID_EVENT(send_sidr_rep);
 ORCM_ID_EVENT(send_dreq);
-ORCM_ID_EVENT(send_dreq_err);
 ORCM_ID_EVENT(send_drep);
 
 /* A call or a message that the id's state does not allow. */
