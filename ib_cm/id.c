@@ -237,6 +237,14 @@ void cm_event_free(struct cm_event_elem *elem)
 	kfree(elem);
 }
 
+/* Run the id's work item (its events and notify flags), holding a reference. */
+static void cm_kick(struct cm_id_priv *priv)
+{
+	cm_get(priv);
+	if (!queue_work(cm.wq, &priv->work))
+		cm_put(priv);
+}
+
 /* Hand @elem to the id's handler (or drop it once the id is going away). */
 void cm_queue_event(struct cm_id_priv *priv, struct cm_event_elem *elem)
 {
@@ -251,16 +259,7 @@ void cm_queue_event(struct cm_id_priv *priv, struct cm_event_elem *elem)
 		cm_event_free(elem);
 		return;
 	}
-	cm_get(priv);
-	if (!queue_work(cm.wq, &priv->work))
-		cm_put(priv);
-}
-
-static void cm_kick(struct cm_id_priv *priv)
-{
-	cm_get(priv);
-	if (!queue_work(cm.wq, &priv->work))
-		cm_put(priv);
+	cm_kick(priv);
 }
 
 /**
