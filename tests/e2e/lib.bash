@@ -85,15 +85,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# wait_for SECONDS DESCRIPTION CMD...: poll CMD (every 0.1 s) until it succeeds.
+# wait_for SECONDS DESCRIPTION CMD...: poll CMD (every 0.1 s) until it succeeds:
+# SECONDS x 10 tries, and no longer than 4 x SECONDS + 10 s of wall time. A
+# slow CMD (`rdma link show` takes 0.7 s in the debug VM) stretches the
+# tries; the wall-time bound keeps a condition that never comes from running
+# into the test's own timeout, which would kill it without this message.
 wait_for() {
-	local secs=$1 what=$2 i
+	local secs=$1 what=$2 i end=$((SECONDS + 4 * $1 + 10))
 	shift 2
-	for ((i = 0; i < secs * 10; i++)); do
+	for ((i = 0; i < secs * 10 && SECONDS < end; i++)); do
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.1
 	done
-	fail "timed out after ${secs}s waiting for: $what"
+	fail "timed out after ${secs}s ($i tries) waiting for: $what"
 }
 
 # setup_pair [TYPE_A [TYPE_B]]: the topology above; the RDMA devices are of

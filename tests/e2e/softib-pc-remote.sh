@@ -68,10 +68,14 @@ l0=$(sib_lid ib0) b1=$(port_of ib1) i0=$(pc invalidated) e0=$(pc entries)
 NEW=64
 sib_sm_stop
 [ -s "$CACHE/guid2lid" ] || fail "opensm wrote no $CACHE/guid2lid"
-# "GUID MINLID MAXLID" a line, LIDs in hex
+# "GUID MINLID MAXLID" a line, LIDs in hex, an empty line after each: opensm
+# ends an entry at an empty line only (a line of blanks would join the next
+# entry to this one and lose it), so empty lines stay empty.
 n=0
 while read -r g lo hi; do
-	if [ -n "$lo" ] && [ $((lo)) -eq "$l0" ]; then
+	if [ -z "$g" ]; then
+		echo
+	elif [ -n "$lo" ] && [ $((lo)) -eq "$l0" ]; then
 		printf '%s 0x%04x 0x%04x\n' "$g" $NEW $NEW
 		n=$((n + 1))
 	else
