@@ -53,6 +53,7 @@ sib_cleanup() {
 	local d p t0=$SECONDS
 	# First what may hold a device open (an unregistration waits for it).
 	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	sib_links_down
 	for d in ib0 ib1 ib2 ibS "${SIB_FABRIC_CAS[@]}"; do
 		[ ! -e "/sys/class/infiniband/$d" ] || rdma link delete "$d" 2>/dev/null || true
 	done
@@ -66,6 +67,29 @@ sib_cleanup() {
 	cleanup
 }
 trap sib_cleanup EXIT
+
+# sib_links_down: every softib netdev down, then up to 3 s for the CAs'
+# ports to leave ACTIVE. A port that goes away ACTIVE makes ib_core's
+# multicast client leave each group through the SA, and with the SM stopped
+# (as at the end of a test) the unregistration waits in mcast_remove_one for
+# every leave to time out, 14 s; on a port that is DOWN the groups are
+# dropped at once. (The same wait as a user's unplug with a dead SM, in
+# ib_core on both stacks: not what the tests measure.)
+sib_links_down() {
+	local d f i st up
+	for d in vA vB vC vS "${SIB_FABRIC_NETDEVS[@]}"; do
+		[ ! -e "/sys/class/net/$d" ] || ip link set "$d" down 2>/dev/null || true
+	done
+	for ((i = 0; i < 30; i++)); do
+		up=0
+		for d in ib0 ib1 ib2 ibS "${SIB_FABRIC_CAS[@]}"; do
+			f=/sys/class/infiniband/$d/ports/1/state
+			[ -r "$f" ] && read -r st <"$f" && [ "$st" = "4: ACTIVE" ] && up=1
+		done
+		[ "$up" = 1 ] || return 0
+		sleep 0.1
+	done
+}
 
 sib_pair() {
 	local mtu=${1:-9000}

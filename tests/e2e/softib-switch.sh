@@ -165,11 +165,13 @@ t0=$SECONDS
 arp_ignore=$(sysctl -n net.ipv4.conf.all.arp_ignore)
 ip netns add "$NS_A"
 ip netns add "$NS_B"
-# fabric_down: the CAs deleted while the SM still answers (ib0, the SM's
-# port, last): an IPoIB netdev that is up leaves its multicast groups
-# through the SA, and without an SM each deletion waits about 14 s for it.
+# fabric_down: the CAs' links down first, then the CAs deleted (ib0, the
+# SM's port, last): a port that goes away ACTIVE leaves its multicast groups
+# through the SA, and each deletion waits for those leaves, about 14 s
+# apiece when the SM is slow to answer or gone (sib_links_down).
 fabric_down() {
 	local k t=$SECONDS
+	sib_links_down
 	for ((k = ${#SIB_FABRIC_CAS[@]} - 1; k >= 0; k--)); do
 		[ ! -e "/sys/class/infiniband/${SIB_FABRIC_CAS[k]}" ] ||
 			rdma link delete "${SIB_FABRIC_CAS[k]}" 2>/dev/null || true
