@@ -62,6 +62,9 @@ ORCM_PKGS+=(pahole zstd)
 # softib's subnet (tests/e2e/softib-*.sh): the stock subnet manager and the
 # InfiniBand diagnostics; SRP's discovery (srp_daemon, tests/e2e/ulp-srp-softib.sh).
 ORCM_PKGS+=(opensm infiniband-diags srptools)
+# SMB Direct: ksmbd's user-space daemon (ksmbd.mountd) and mount.cifs
+# (tests/e2e/ulp-smb*.sh).
+ORCM_PKGS+=(ksmbd-tools cifs-utils)
 
 # ensure_pkgs PKG...: install the packages that are missing. A warm machine never
 # touches apt: dpkg-query answers locally.

@@ -9,12 +9,16 @@
 # ucmatose (4 connections x 10 messages) over the IPoIB addresses. A
 # connect resolves the peer by ARP over IPoIB, asks the SA in VM a for the
 # path, and the two CMs (stock in one VM, ours in the other) talk IB CM
-# MADs between the two ports: REQ, REP, RTU, DREQ, DREP. Last of the
+# MADs between the two ports: REQ, REP, RTU, DREQ, DREP. Then RDS over
+# RDMA (tests/interop/rds.bash): both VMs send to each other at once over
+# the IPoIB addresses, rds_rdma's connection an rdma_cm one over IB. Last of the
 # interop scripts (zz-): it leaves vec0 up without addresses, as found.
 # shellcheck source=tests/interop/lib.bash
 . "$(dirname "$0")/lib.bash"
 # shellcheck source=tests/e2e/softib-lib.bash
 . "$(dirname "$0")/../e2e/softib-lib.bash"
+# shellcheck source=tests/interop/rds.bash
+. "$(dirname "$0")/rds.bash"
 
 if [ "$ROLE" = a ]; then LADDR=198.18.7.1 PADDR=198.18.7.2; else LADDR=198.18.7.2 PADDR=198.18.7.1; fi
 # pair_case refreshes the peer's neighbour entry: over IPoIB here (IPv4).
@@ -33,7 +37,9 @@ if [ "$ROLE" = a ]; then
 	command -v opensm >/dev/null || fail "no opensm (Debian package opensm)"
 	# shellcheck disable=SC2119 # no opensm arguments
 	sib_sm_start
-	trap 'sib_sm_stop; sib_cleanup' EXIT
+	trap '(rds_unload); sib_sm_stop; sib_cleanup' EXIT
+else
+	trap '(rds_unload); sib_cleanup' EXIT
 fi
 wait_for 60 "ib0 ACTIVE (the SM in VM a)" ib0_active
 say "ib0 on vec0: $(rdma link show ib0/1 | grep -o 'lid [0-9]* sm_lid [0-9]*')"
@@ -56,4 +62,7 @@ for s in a b; do
 	pair_case "ib-ucmatose-$s" "$s" 7351 cmatose_ok \
 		ucmatose -b "$srv" -p 7351 -c 4 -C 10 -- ucmatose -s "$srv" -p 7351 -c 4 -C 10
 done
+rds_load
+rds_case rds-ib "$LADDR" "$PADDR"
+rds_unload
 barrier end
