@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # SMB Direct through the CM, stock on both ends in this kernel: the body of
-# ulp-smb-rxe.sh. The in-kernel SMB3 server ksmbd (its daemon ksmbd.mountd
+# ulp-smb.sh (siw: iWARP) and ulp-smb-rxe.sh (RoCE). The in-kernel SMB3 server ksmbd (its daemon ksmbd.mountd
 # from Debian's ksmbd-tools) shares a directory; it listens with rdma_cm on
 # port 445 of every address when an RDMA device that can fast-register is
 # there (5445 on iWARP). The in-kernel SMB3 client cifs mounts the share
 # with `rdma` (mount.cifs from cifs-utils): it asks port 5445 first, which
-# is refused (no listener: a REJ on IB/RoCE), then 445, and negotiates SMB
+# on IB/RoCE is refused (no listener: a REJ), then 445, and negotiates SMB
 # Direct over the connection. With cache=none every read and write crosses
 # the transport; those above 4 KiB go as RDMA READ/WRITE through the
 # client's fast-registered MRs. Random data of three sizes written through
@@ -23,8 +23,10 @@ SMB_MNT=$SMB_DIR/mnt
 SMB_CONF=$SMB_DIR/ksmbd.conf
 SMB_PWDDB=$SMB_DIR/ksmbdpwd.db
 SMB_USER=root SMB_PASS=orcm-smb
-SMB_PORT=445 # ksmbd's SMB Direct port on IB and RoCE
 SMB_OVER=$ULP_RNIC
+# ksmbd's SMB Direct port: 445 on IB and RoCE, 5445 once an iWARP device is
+# there (where 445 is its TCP listener's); the client asks 5445 first.
+smb_port() { if [ "$SMB_OVER" = rxe ]; then echo 445; else echo 5445; fi; }
 SMB_MOUNTD=''
 
 smb_up() {
@@ -50,6 +52,7 @@ smb_up() {
 	timeout -k 2 "$STEP" ksmbd.mountd -c "$SMB_CONF" -u "$SMB_PWDDB" -n0 ||
 		fail "ksmbd.mountd failed to start"
 	SMB_MOUNTD=$(cat /run/ksmbd.lock 2>/dev/null || true)
+	SMB_PORT=$(smb_port)
 	wait_for 20 "ksmbd listening with rdma_cm on $SMB_PORT" cm_id_listening "$SMB_PORT"
 	tsay "ksmbd up (mountd pid ${SMB_MOUNTD:-?}), share $SMB_SHARE"
 	cm_ids | sed 's/^/  [cm_id] /'
@@ -116,7 +119,7 @@ smb_main() {
 	smb_up
 	SETS="a 4096
 b $(((1 << 20) + 4096))
-c $((16 << 20))"
+c $((4 << 20))"
 	smb_write_sets
 	smb_verify_sets "smb direct over $SMB_OVER"
 	timeout -k 2 30 umount "$SMB_MNT" || fail "umount $SMB_MNT: status $?"
