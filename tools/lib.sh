@@ -62,9 +62,11 @@ ORCM_PKGS+=(pahole zstd)
 # softib's subnet (tests/e2e/softib-*.sh): the stock subnet manager and the
 # InfiniBand diagnostics; SRP's discovery (srp_daemon, tests/e2e/ulp-srp-softib.sh).
 ORCM_PKGS+=(opensm infiniband-diags srptools)
-# SMB Direct: ksmbd's user-space daemon (ksmbd.mountd) and mount.cifs
-# (tests/e2e/ulp-smb*.sh).
-ORCM_PKGS+=(ksmbd-tools cifs-utils)
+# SMB Direct (tests/e2e/ulp-smb*.sh): mount.cifs, and the libraries of
+# ksmbd's user-space tools. ksmbd-tools itself is not installed on the host
+# (it conflicts with samba, and its service would start there):
+# orcm_ksmbd_tools unpacks it into the cache for the VM.
+ORCM_PKGS+=(cifs-utils libglib2.0-0 libnl-3-200 libnl-genl-3-200)
 
 # ensure_pkgs PKG...: install the packages that are missing. A warm machine never
 # touches apt: dpkg-query answers locally.
@@ -90,6 +92,33 @@ ensure_pkgs() {
 	"${sudo[@]}" apt-get install -y -q --no-install-recommends \
 		-o DPkg::Lock::Timeout=600 "${missing[@]}" >&2 ||
 		die "apt-get install ${missing[*]} failed"
+}
+
+# orcm_ksmbd_tools: Debian's ksmbd-tools unpacked (not installed) under the
+# cache, for the UML VM, which sees the host's files; prints its directory
+# (its usr/sbin/ksmbd.* are what the package installs).
+orcm_ksmbd_tools() {
+	local ver dir tmp
+	ver=$(apt-cache policy ksmbd-tools 2>/dev/null | sed -n 's/^ *Candidate: *//p')
+	[ -n "$ver" ] && [ "$ver" != "(none)" ] || {
+		log "no ksmbd-tools package in apt's lists"
+		return 1
+	}
+	dir=$ORCM_CACHE/ksmbd-tools/$ver
+	if [ ! -x "$dir/usr/sbin/ksmbd.mountd" ]; then
+		mkdir -p "$ORCM_CACHE/ksmbd-tools"
+		tmp=$(mktemp -d "$ORCM_CACHE/ksmbd-tools/.new.XXXXXX")
+		if ! (cd "$tmp" && apt-get download -q "ksmbd-tools=$ver" >&2 &&
+			dpkg-deb -x ./ksmbd-tools_*.deb root); then
+			rm -rf "$tmp"
+			log "cannot download or unpack ksmbd-tools $ver"
+			return 1
+		fi
+		# Two lanes may unpack at once: the first rename wins.
+		mv -T "$tmp/root" "$dir" 2>/dev/null || true
+		rm -rf "$tmp"
+	fi
+	echo "$dir"
 }
 
 # orcm_image_pkg KREL: the package of Debian's kernel image KREL: the one

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # SMB Direct through the CM, stock on both ends in this kernel: the body of
-# ulp-smb.sh (siw: iWARP) and ulp-smb-rxe.sh (RoCE). The in-kernel SMB3 server ksmbd (its daemon ksmbd.mountd
-# from Debian's ksmbd-tools) shares a directory; it listens with rdma_cm on
+# ulp-smb.sh (siw: iWARP), ulp-smb-rxe.sh (RoCE) and ulp-smb-softrnic.sh.
+# The in-kernel SMB3 server ksmbd (its daemon ksmbd.mountd from Debian's
+# ksmbd-tools, unpacked into the cache by tools/vm/run.sh, not installed
+# on the host) shares a directory; it listens with rdma_cm on
 # port 445 of every address when an RDMA device that can fast-register is
 # there (5445 on iWARP). The in-kernel SMB3 client cifs mounts the share
 # with `rdma` (mount.cifs from cifs-utils): it asks port 5445 first, which
@@ -42,7 +44,10 @@ smb_up() {
 		store dos attributes = no
 		oplocks = no
 	EOF
-	command -v ksmbd.mountd >/dev/null || fail "no ksmbd.mountd (Debian package ksmbd-tools)"
+	# Debian's ksmbd-tools, unpacked by tools/vm/run.sh (orcm_ksmbd_tools).
+	[ -x "${ORCM_KSMBD_TOOLS:-}/usr/sbin/ksmbd.mountd" ] ||
+		fail "no ksmbd.mountd (Debian's ksmbd-tools, unpacked by tools/vm/run.sh: '${ORCM_KSMBD_TOOLS:-}')"
+	PATH=$ORCM_KSMBD_TOOLS/usr/sbin:$PATH
 	command -v mount.cifs >/dev/null || fail "no mount.cifs (Debian package cifs-utils)"
 	ksmbd.adduser -c "$SMB_CONF" -i "$SMB_PWDDB" -a "$SMB_USER" -p "$SMB_PASS" >/dev/null ||
 		fail "ksmbd.adduser"

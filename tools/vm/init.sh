@@ -39,7 +39,7 @@ mark "BOOT $(uname -r)"
 cp "$ORCM_ENV" /run/orcm/env
 # shellcheck source=/dev/null
 . /run/orcm/env
-export ORCM_MODROOT ORCM_KREL ORCM_STACK ORCM_REPO ORCM_OURS_DIR ORCM_E2E_TIMEOUT ORCM_PARITY_KO
+export ORCM_MODROOT ORCM_KREL ORCM_STACK ORCM_REPO ORCM_OURS_DIR ORCM_E2E_TIMEOUT ORCM_PARITY_KO ORCM_KSMBD_TOOLS
 export ORCM_ROLE="${ORCM_ROLE:-}"
 # A test's own knobs (tools/vm/run.sh passes ORCM_UCMA_*).
 for v in $(compgen -A variable ORCM_UCMA_ || true); do export "${v?}"; done

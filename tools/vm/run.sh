@@ -172,6 +172,7 @@ ORCM_E2E_DIR=$e2e_dir
 ORCM_ROLE=${ORCM_ROLE:-}
 ORCM_SHARED=${ORCM_SHARED:-}
 ORCM_SIW_KO=$SIW_KO
+ORCM_KSMBD_TOOLS=$(orcm_ksmbd_tools || true)
 EOF
 # A test's own knobs (ORCM_UCMA_FUZZ_OPS, ORCM_UCMA_UNREPORTED) reach it.
 for v in $(compgen -A variable ORCM_UCMA_ || true); do
