@@ -602,6 +602,7 @@ void cm_pace_read(struct cm_port *port, unsigned int *inflight,
 		  unsigned int *waiting);
 int cm_pace_req(struct cm_id_priv *priv, const struct cm_msg *msg,
 		unsigned int timeout_ms, int retries);
+void cm_pace_window_changed(void);
 long cm_ids_live(void);
 void cm_test_add_device(struct cm_device *cm_dev);
 void cm_test_del_device(struct cm_device *cm_dev);

@@ -114,8 +114,9 @@ void cm_recv_mra(struct cm_port *port, struct cm_msg *msg)
 		goto out;
 	}
 	spin_lock(&priv->lock);
+	/* (A REQ still waiting for its slot was never sent: not MRA'd.) */
 	if (mra->msg_mraed == CM_MSG_REQ &&
-	    priv->id.state == IB_CM_REQ_SENT) {
+	    priv->id.state == IB_CM_REQ_SENT && !priv->paced_req) {
 		priv->id.state = IB_CM_MRA_REQ_RCVD;
 	} else if (mra->msg_mraed == CM_MSG_REP &&
 		   priv->id.state == IB_CM_REP_SENT &&

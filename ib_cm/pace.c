@@ -29,9 +29,6 @@
 
 VISIBLE_IF_KUNIT unsigned int cm_req_window;
 EXPORT_SYMBOL_IF_KUNIT(cm_req_window);
-module_param_named(req_window, cm_req_window, uint, 0644);
-MODULE_PARM_DESC(req_window,
-		 "REQs of a port that wait for their answer at a time; more wait in order until one is answered or times out (0: no limit, as in-tree; the default)");
 
 static void cm_pace_kick(struct cm_port *port)
 {
@@ -39,6 +36,47 @@ static void cm_pace_kick(struct cm_port *port)
 	if (!queue_work(cm.wq, &port->pace_work))
 		cm_device_put(port->cm_dev);
 }
+
+/**
+ * cm_pace_window_changed - apply a new req_window to the REQs waiting now
+ *
+ * Every port's queue is looked at again: a wider window, or 0, sends its
+ * REQs without waiting for an answer to free a slot. At module load (the
+ * parameter given to modprobe) no device is there yet.
+ */
+VISIBLE_IF_KUNIT void cm_pace_window_changed(void)
+{
+	struct cm_device *cm_dev;
+	u32 p;
+
+	spin_lock(&cm.lock);
+	list_for_each_entry(cm_dev, &cm.devices, entry) {
+		if (cm_dev->going_away)
+			continue;
+		for (p = 0; p < cm_dev->num_ports; p++)
+			if (cm_dev->port[p])
+				cm_pace_kick(cm_dev->port[p]);
+	}
+	spin_unlock(&cm.lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_pace_window_changed);
+
+static int cm_req_window_set(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_uint(val, kp);
+
+	if (!ret)
+		cm_pace_window_changed();
+	return ret;
+}
+
+static const struct kernel_param_ops cm_req_window_ops = {
+	.set = cm_req_window_set,
+	.get = param_get_uint,
+};
+module_param_cb(req_window, &cm_req_window_ops, &cm_req_window, 0644);
+MODULE_PARM_DESC(req_window,
+		 "REQs of a port that wait for their answer at a time; more wait in order until one is answered or times out (0: no limit, as in-tree; the default)");
 
 /**
  * cm_pace_done - a paced REQ of @port is answered, timed out or unsent
@@ -75,20 +113,26 @@ int cm_pace_req_locked(struct cm_id_priv *priv, const struct cm_msg *msg,
 {
 	unsigned int window = READ_ONCE(cm_req_window);
 	struct cm_port *port = priv->port;
+	bool kick;
 	int ret;
 
 	lockdep_assert_held(&priv->lock);
-	if (!window)
-		return cm_send(priv, msg, timeout_ms, retries, false);
 	spin_lock(&port->pace_lock);
-	if (port->req_inflight < window && list_empty(&port->req_wait)) {
-		port->req_inflight++;
-		spin_unlock(&port->pace_lock);
-		ret = cm_send_flags(priv, msg, timeout_ms, retries, false,
-				    CM_SEND_PACED);
-		if (ret)
-			cm_pace_done(port);
-		return ret;
+	/* Never ahead of a REQ still waiting, whatever the window is now. */
+	if (list_empty(&port->req_wait)) {
+		if (!window) {
+			spin_unlock(&port->pace_lock);
+			return cm_send(priv, msg, timeout_ms, retries, false);
+		}
+		if (port->req_inflight < window) {
+			port->req_inflight++;
+			spin_unlock(&port->pace_lock);
+			ret = cm_send_flags(priv, msg, timeout_ms, retries,
+					    false, CM_SEND_PACED);
+			if (ret)
+				cm_pace_done(port);
+			return ret;
+		}
 	}
 	priv->paced_req = kmemdup(msg, sizeof(*msg), GFP_ATOMIC);
 	if (!priv->paced_req) {
@@ -99,8 +143,12 @@ int cm_pace_req_locked(struct cm_id_priv *priv, const struct cm_msg *msg,
 	priv->paced_retries = retries;
 	cm_get(priv);
 	list_add_tail(&priv->pace_entry, &port->req_wait);
+	/* A slot free (the window changed while REQs waited): send now. */
+	kick = !window || port->req_inflight < window;
 	spin_unlock(&port->pace_lock);
 	cm_count(CM_CNT_TX_REQ_PACED);
+	if (kick)
+		cm_pace_kick(port);
 	return 0;
 }
 

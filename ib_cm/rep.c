@@ -112,8 +112,9 @@ void cm_recv_rep(struct cm_port *port, struct cm_msg *msg)
 		goto out;
 	}
 	spin_lock(&priv->lock);
-	if (priv->id.state != IB_CM_REQ_SENT &&
-	    priv->id.state != IB_CM_MRA_REQ_RCVD) {
+	/* (A REQ still waiting for its slot was never sent: no answer yet.) */
+	if ((priv->id.state != IB_CM_REQ_SENT &&
+	     priv->id.state != IB_CM_MRA_REQ_RCVD) || priv->paced_req) {
 		if (priv->id.remote_id == rep->local_comm_id) {
 			/* The in-tree CM counts every REP it has seen. */
 			cm_port_count(port, CM_GRP_RX_DUP, CM_REP_ATTR_ID, 1);

@@ -2361,6 +2361,86 @@ static void ibcm_pace_req(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, waiting, 0);
 }
 
+/*
+ * The window changes while REQs wait: lowered to 0, a new REQ queues
+ * behind them (never ahead) and all are sent; raised, the waiting ones are
+ * sent at once, without an answer freeing a slot. An MRA or a REP for a
+ * REQ still waiting (never sent) is dropped, the connect left waiting for
+ * its own answer.
+ */
+static void ibcm_pace_window_change(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test);
+	struct rec_ctx *ca = rec_new(test), *cb = rec_new(test);
+	struct rec_ctx *cc = rec_new(test);
+	struct cm_id_priv *a = conn_id(test, fd, ca, true);
+	struct cm_id_priv *b = conn_id(test, fd, cb, false);
+	struct cm_id_priv *c = conn_id(test, fd, cc, false);
+	void *old = (void *)(uintptr_t)READ_ONCE(cm_req_window);
+	long bad = cm_counter_read(CM_CNT_RX_BAD_STATE);
+	struct cm_msg *msg = new_msg(test), *in = new_msg(test);
+	u8 *mad = new_mad(test);
+	unsigned int out, waiting;
+
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   restore_window,
+							   old));
+	msg->attr_id = CM_REQ_ATTR_ID;
+	set_state(a, IB_CM_REQ_SENT);
+	set_state(b, IB_CM_REQ_SENT);
+	set_state(c, IB_CM_REQ_SENT);
+	WRITE_ONCE(cm_req_window, 1);
+	spin_lock(&fd->port.pace_lock);
+	fd->port.req_inflight = 1;		/* one REQ out, never answered */
+	spin_unlock(&fd->port.pace_lock);
+	KUNIT_EXPECT_EQ(test, cm_pace_req(a, msg, 100, 2), 0);
+
+	/* A stale MRA and a stale REP for a's unsent REQ: dropped. */
+	case_mra(in);
+	in->mra.msg_mraed = CM_MSG_REQ;
+	in->mra.remote_comm_id = a->id.local_id;
+	cm_msg_build(mad, in);
+	cm_recv_buf(&fd->port, NULL, mad, CM_MAD_SIZE);
+	case_rep(in);
+	in->rep.remote_comm_id = a->id.local_id;
+	cm_msg_build(mad, in);
+	cm_recv_buf(&fd->port, NULL, mad, CM_MAD_SIZE);
+	KUNIT_EXPECT_EQ(test, cm_counter_read(CM_CNT_RX_BAD_STATE), bad + 2);
+	KUNIT_EXPECT_EQ(test, a->id.state, IB_CM_REQ_SENT);
+	KUNIT_EXPECT_NOT_NULL(test, a->paced_req);
+
+	/* Window 0: b waits behind a (sent at once it would fail here:
+	 * no AH), then both go (and fail: REQ_ERROR).
+	 */
+	WRITE_ONCE(cm_req_window, 0);
+	KUNIT_EXPECT_EQ(test, cm_pace_req(b, msg, 100, 2), 0);
+	wait_events(test, ca, 1);
+	wait_events(test, cb, 1);
+	cm_test_flush();
+	KUNIT_EXPECT_EQ(test, ca->type[0], IB_CM_REQ_ERROR);
+	KUNIT_EXPECT_EQ(test, cb->type[0], IB_CM_REQ_ERROR);
+	cm_pace_read(&fd->port, &out, &waiting);
+	KUNIT_EXPECT_EQ(test, out, 1);
+	KUNIT_EXPECT_EQ(test, waiting, 0);
+
+	/* Window 1, full: c waits; raised to 2, c goes without an answer. */
+	WRITE_ONCE(cm_req_window, 1);
+	KUNIT_EXPECT_EQ(test, cm_pace_req(c, msg, 100, 2), 0);
+	cm_pace_read(&fd->port, &out, &waiting);
+	KUNIT_EXPECT_EQ(test, waiting, 1);
+	WRITE_ONCE(cm_req_window, 2);
+	cm_pace_window_changed();
+	wait_events(test, cc, 1);
+	cm_test_flush();
+	KUNIT_EXPECT_EQ(test, cc->type[0], IB_CM_REQ_ERROR);
+	cm_pace_read(&fd->port, &out, &waiting);
+	KUNIT_EXPECT_EQ(test, out, 1);
+	KUNIT_EXPECT_EQ(test, waiting, 0);
+	spin_lock(&fd->port.pace_lock);
+	fd->port.req_inflight = 0;
+	spin_unlock(&fd->port.pace_lock);
+}
+
 static struct kunit_case ibcm_msg_cases[] = {
 	KUNIT_CASE_PARAM(ibcm_msg_round_trip, rt_gen_params),
 	KUNIT_CASE(ibcm_msg_req_fields),
@@ -2439,6 +2519,7 @@ static struct kunit_case ibcm_count_cases[] = {
 	KUNIT_CASE(ibcm_count_dup_mra),
 	KUNIT_CASE(ibcm_count_dup_req),
 	KUNIT_CASE(ibcm_pace_req),
+	KUNIT_CASE(ibcm_pace_window_change),
 	{}
 };
 
