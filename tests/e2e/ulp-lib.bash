@@ -163,6 +163,10 @@ ulp_topology() {
 # the kernel then is wedged, so the EXIT trap skips the teardown and dumps the
 # blocked tasks (sysrq w) for the log.
 ULP_WEDGED=0
+# (A marker file too: a delete that hangs in a subshell wedges the kernel
+# all the same.)
+ULP_WEDGED_MARK=/tmp/ulp-wedged
+rm -f "$ULP_WEDGED_MARK"
 ulp_link_delete() {
 	local secs=${2:-30} pid end rc=0
 	rdma link delete "$1" >/tmp/link-delete.log 2>&1 &
@@ -173,6 +177,7 @@ ulp_link_delete() {
 	done
 	if kill -0 "$pid" 2>/dev/null; then
 		ULP_WEDGED=1
+		: >"$ULP_WEDGED_MARK"
 		fail "rdma link delete $1 hangs: still blocked after ${secs}s"
 	fi
 	wait "$pid" || rc=$?
@@ -222,7 +227,7 @@ ulp_exit() {
 	local rc=$?
 	set +e
 	trap - EXIT
-	if [ "$ULP_WEDGED" = 1 ]; then
+	if [ "$ULP_WEDGED" = 1 ] || [ -e "$ULP_WEDGED_MARK" ]; then
 		say "the kernel is wedged: no teardown; blocked tasks (sysrq w):"
 		echo w >/proc/sysrq-trigger
 		sleep 2

@@ -5,6 +5,8 @@
 # so a connection is rxe's loopback. Sourced after the ULP's own file;
 # T_DEV/H_DEV name the device (each test its own).
 # shellcheck shell=bash disable=SC2034
+# RoCE connections are ib_cm's: ulp_check_stack checks that one too.
+ULP_CMS=${ULP_CMS:-rdma_cm iw_cm ib_cm}
 ulp_topology() {
 	ip link add "$T_IF" index 201 type veth peer name "$H_IF" index 202
 	ip addr add "$T_ADDR/24" dev "$T_IF"

@@ -57,6 +57,7 @@ smb_up() {
 	timeout -k 2 "$STEP" ksmbd.mountd -c "$SMB_CONF" -u "$SMB_PWDDB" -n0 ||
 		fail "ksmbd.mountd failed to start"
 	SMB_MOUNTD=$(cat /run/ksmbd.lock 2>/dev/null || true)
+	[ -n "$SMB_MOUNTD" ] || fail "ksmbd.mountd left no pid in /run/ksmbd.lock"
 	SMB_PORT=$(smb_port)
 	wait_for 20 "ksmbd listening with rdma_cm on $SMB_PORT" cm_id_listening "$SMB_PORT"
 	tsay "ksmbd up (mountd pid ${SMB_MOUNTD:-?}), share $SMB_SHARE"
@@ -67,7 +68,7 @@ smb_up() {
 	grep " $SMB_MNT cifs " /proc/mounts | sed 's/^/  [mount] /'
 	grep -q " $SMB_MNT cifs .*rdma" /proc/mounts || fail "the cifs mount is not over rdma"
 	# cifs lists the SMB Direct transport of each of its connections.
-	grep -q 'SMBDirect' /proc/fs/cifs/DebugData ||
+	grep -q 'SMBDirect (in hex) protocol version' /proc/fs/cifs/DebugData ||
 		{ show /proc/fs/cifs/DebugData; fail "no SMBDirect connection in /proc/fs/cifs/DebugData"; }
 	cm_ids | sed 's/^/  [cm_id] /'
 	cm_ids | grep -q "dst-addr $T_ADDR:$SMB_PORT" ||
@@ -104,16 +105,20 @@ smb_teardown() {
 	if mountpoint -q "$SMB_MNT" 2>/dev/null; then
 		timeout -k 2 30 umount "$SMB_MNT" || timeout -k 2 10 umount -l "$SMB_MNT"
 	fi
-	if [ -n "$SMB_MOUNTD" ] && kill -0 "$SMB_MOUNTD" 2>/dev/null; then
+	# The server goes with its module's control file whatever mountd did.
+	if [ -d /sys/module/ksmbd ]; then
 		timeout -k 2 20 ksmbd.control -s >/dev/null 2>&1 || true
+	fi
+	if [ -n "$SMB_MOUNTD" ]; then
 		for ((i = 0; i < 100; i++)); do
 			kill -0 "$SMB_MOUNTD" 2>/dev/null || break
 			sleep 0.1
 		done
-		kill -9 "$SMB_MOUNTD" 2>/dev/null || true
 	fi
+	pkill -9 -x ksmbd.mountd 2>/dev/null || true
 	SMB_MOUNTD=''
-	rm -rf "$SMB_DIR"
+	# Never through a mount that stayed: that would delete over SMB.
+	mountpoint -q "$SMB_MNT" 2>/dev/null || rm -rf "$SMB_DIR"
 }
 ulp_teardown() { smb_teardown; }
 

@@ -17,6 +17,13 @@ rds_load() {
 	wait_for 10 "rds_rdma listening on $RDS_CM_PORT" cm_id_listening "$RDS_CM_PORT"
 }
 
+# rds_unload_quiet: the same, best effort, for an EXIT trap: every step is
+# tried, so that the next scripts find neither module nor listener.
+rds_unload_quiet() {
+	timeout -k 2 30 rmmod rds_rdma 2>/dev/null || true
+	timeout -k 2 10 rmmod rds 2>/dev/null || true
+}
+
 # rds_unload: rds_rdma and rds go (their connections with them), and no CM
 # id is left in this VM.
 rds_unload() {
@@ -33,10 +40,13 @@ rds_case() {
 	barrier "$name-go"
 	run_to "/tmp/$name.log" "$STEP" python3 "$(dirname "$0")/rds-peer.py" \
 		--role "$ROLE" --peer-role "$PEER" --laddr "$laddr" --paddr "$paddr" \
-		--count "${RDS_COUNT:-300}" --deadline $((STEP - 15)) \
+		--count "${RDS_COUNT:-300}" --deadline $((STEP - 25)) \
 		--barrier "$SHARED/$TEST.$name.rds" || rc=$?
 	cm_ids | grep -E ":$RDS_CM_PORT( |$)" | sed 's/^/  [cm_id] /' || true
 	[ "$rc" -eq 0 ] || fail "$name: rds-peer ($ORCM_STACK) status $rc: $(last_words "/tmp/$name.log")"
+	# The connection stays until rds_rdma goes: it was the CM's.
+	cm_ids | grep -qE "state CONNECT .*:$RDS_CM_PORT( |$)" ||
+		fail "$name: no connected CM id on port $RDS_CM_PORT ($ORCM_STACK)"
 	barrier "$name-done"
 	say "$name: ok ($ORCM_STACK)"
 }

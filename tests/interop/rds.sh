@@ -12,7 +12,7 @@
 # shellcheck source=tests/interop/rds.bash
 . "$(dirname "$0")/rds.bash"
 setup_link
-trap '(rds_unload); link_cleanup' EXIT
+trap 'rds_unload_quiet; link_cleanup' EXIT
 rds_load
 rds_case rds-rxe "$LADDR" "$PADDR"
 rds_unload

@@ -37,9 +37,9 @@ if [ "$ROLE" = a ]; then
 	command -v opensm >/dev/null || fail "no opensm (Debian package opensm)"
 	# shellcheck disable=SC2119 # no opensm arguments
 	sib_sm_start
-	trap '(rds_unload); sib_sm_stop; sib_cleanup' EXIT
+	trap 'rds_unload_quiet; sib_sm_stop; sib_cleanup' EXIT
 else
-	trap '(rds_unload); sib_cleanup' EXIT
+	trap 'rds_unload_quiet; sib_cleanup' EXIT
 fi
 wait_for 60 "ib0 ACTIVE (the SM in VM a)" ib0_active
 say "ib0 on vec0: $(rdma link show ib0/1 | grep -o 'lid [0-9]* sm_lid [0-9]*')"
