@@ -2374,8 +2374,8 @@ static void ibcm_pace_window_change(struct kunit *test)
 	struct rec_ctx *ca = rec_new(test), *cb = rec_new(test);
 	struct rec_ctx *cc = rec_new(test);
 	struct cm_id_priv *a = conn_id(test, fd, ca, true);
-	struct cm_id_priv *b = conn_id(test, fd, cb, false);
-	struct cm_id_priv *c = conn_id(test, fd, cc, false);
+	struct cm_id_priv *b = conn_id(test, fd, cb, true);
+	struct cm_id_priv *c = conn_id(test, fd, cc, true);
 	void *old = (void *)(uintptr_t)READ_ONCE(cm_req_window);
 	long bad = cm_counter_read(CM_CNT_RX_BAD_STATE);
 	struct cm_msg *msg = new_msg(test), *in = new_msg(test);
