@@ -35,6 +35,10 @@ demo:
 bench:
 	tools/bench.sh
 
+# The churn soak (tests/soak/churn.sh), both stacks; outside make check.
+soak:
+	tools/soak.sh
+
 # Userspace test programs, run inside the VM by tests/e2e (built on the host:
 # the VM sees the tree read-only). Needs librdmacm-dev and libibverbs-dev.
 PROGS := $(patsubst tests/progs/%.c,build/progs/%,$(wildcard tests/progs/*.c))
@@ -82,4 +86,4 @@ build/host-check/xsave_test: $(HOST_CHECK_DIR)/tests/xsave_test.cc $(HOST_CHECK_
 host-check-test: build/host-check/xsave_test
 	@$< --gtest_brief=1
 
-.PHONY: all modules modules_install clean check demo bench progs mpa-peer-check host-check-test
+.PHONY: all modules modules_install clean check demo bench soak progs mpa-peer-check host-check-test

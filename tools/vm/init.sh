@@ -41,8 +41,8 @@ cp "$ORCM_ENV" /run/orcm/env
 . /run/orcm/env
 export ORCM_MODROOT ORCM_KREL ORCM_STACK ORCM_REPO ORCM_OURS_DIR ORCM_E2E_TIMEOUT ORCM_PARITY_KO ORCM_KSMBD_TOOLS
 export ORCM_ROLE="${ORCM_ROLE:-}"
-# A test's own knobs (tools/vm/run.sh passes ORCM_UCMA_*).
-for v in $(compgen -A variable ORCM_UCMA_ || true); do export "${v?}"; done
+# A test's own knobs (tools/vm/run.sh passes ORCM_UCMA_* and ORCM_SOAK_*).
+for v in $(compgen -A variable ORCM_UCMA_ || true; compgen -A variable ORCM_SOAK_ || true); do export "${v?}"; done
 # Two VMs joined by a link (tools/vm/interop.sh) meet in a host directory.
 if [ -n "${ORCM_SHARED:-}" ]; then
 	mkdir -p /run/orcm/shared

@@ -174,8 +174,8 @@ ORCM_SHARED=${ORCM_SHARED:-}
 ORCM_SIW_KO=$SIW_KO
 ORCM_KSMBD_TOOLS=$(orcm_ksmbd_tools || true)
 EOF
-# A test's own knobs (ORCM_UCMA_FUZZ_OPS, ORCM_UCMA_UNREPORTED) reach it.
-for v in $(compgen -A variable ORCM_UCMA_ || true); do
+# A test's own knobs (ORCM_UCMA_FUZZ_OPS, ORCM_UCMA_UNREPORTED, ORCM_SOAK_*) reach it.
+for v in $(compgen -A variable ORCM_UCMA_ || true; compgen -A variable ORCM_SOAK_ || true); do
 	printf "%s='%s'\n" "$v" "${!v}" >>"$RUN_DIR/env"
 done
 
