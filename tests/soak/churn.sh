@@ -192,6 +192,7 @@ for ((w = 1; w <= WAVES; w++)); do
 	WAVE_S+=($((SECONDS - t)))
 	if [ -n "$ep" ]; then
 		wait "$ep" || { show "$D/event-$w.log"; fail "wave $w: event $ev failed"; }
+		[ ! -s "$D/event-$w.log" ] || show "$D/event-$w.log"
 	fi
 	# (cmtime_verdict's failure lines, tests/e2e/lib.bash)
 	failed=$(grep -cE '^failure|^event:|ERROR' "$D/wave-$w.log" || true)
@@ -204,6 +205,14 @@ for ((w = 1; w <= WAVES; w++)); do
 		say "wave $w: $n connections, ${WAVE_S[-1]} s, event $ev: cmtime status $rc, $failed failure lines"
 	else
 		show "$D/wave-$w.log"
+		{
+			ip -4 route get "$RADDR_B"
+			ip neigh show dev vRA
+			ip -br link show vRA
+			ip -br link show vRB
+			rdma link show
+			rdma res show cm_id
+		} 2>&1 | sed 's/^/  [diag] /' | head -n 40
 		bad_waves="$bad_waves $w"
 		say "wave $w: FAILED without an event (status $rc, $failed failure lines)"
 	fi
