@@ -297,6 +297,8 @@ enum cm_counter {
 	CM_CNT_TX_STALE,		/* sends cancelled: their GID left */
 	CM_CNT_GID_DOOMED,		/* GID entries marked (gid_doom.c) */
 	CM_CNT_TX_REQ_PACED,		/* REQs that waited for a slot */
+	CM_CNT_TX_FLUSHED,		/* awaited sends the QP flushed */
+	CM_CNT_TX_NETDEV_DOWN,		/* refused: the GID's netdev is down */
 	CM_CNT_MAX
 };
 
@@ -608,6 +610,7 @@ void cm_test_add_device(struct cm_device *cm_dev);
 void cm_test_del_device(struct cm_device *cm_dev);
 void cm_test_flush(void);
 bool cm_av_sgid_gone(const struct ib_gid_attr *attr);
+bool cm_ah_netdev_down(const struct ib_gid_attr *attr);
 bool cm_send_is_stale(struct cm_id_priv *priv, struct cm_device *cm_dev);
 unsigned int cm_doom_gids(struct ib_device *dev, const struct net_device *ndev,
 			  unsigned long expires);

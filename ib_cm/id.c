@@ -357,12 +357,18 @@ static void cm_work_handler(struct work_struct *work)
 	cm_put(priv);
 }
 
-/* The send waiting for an answer is answered or moot: stop its retries. */
+/*
+ * The send waiting for an answer is answered or moot: stop its retries and
+ * forget it, so that its completion (flushed by the cancel) is no timeout.
+ */
 void cm_cancel_msg(struct cm_id_priv *priv)
 {
 	lockdep_assert_held(&priv->lock);
-	if (priv->msg)
-		ib_cancel_mad(priv->msg);
+	if (!priv->msg)
+		return;
+	ib_cancel_mad(priv->msg);
+	priv->msg = NULL;
+	priv->msg_stale = false;
 }
 
 /*

@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/visibility.h>
+#include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 
@@ -203,9 +204,41 @@ static struct ib_mad_send_buf *cm_alloc_msg(struct cm_port *port,
 	return buf;
 }
 
+/*
+ * Whether @ah sends from a RoCE GID whose netdev is administratively down
+ * (a link flap, `ip link set dev down`): rxe finds no route for such a
+ * send, fails it and moves the port's QP1 to the error state, where it
+ * stays (ib_mad recovers QP1 from SQE only), so that no MAD leaves the
+ * port again until the device is added anew (tests/e2e/rxe-gsi-flush.sh).
+ * Nothing can reach the wire through a down netdev anyway: such a send is
+ * refused, and the caller sees -ENETDOWN (a connect, an accept) or a lost
+ * MAD (an answer, a resend). IB has no netdev here. Any context.
+ */
+VISIBLE_IF_KUNIT bool cm_ah_netdev_down(const struct ib_gid_attr *attr)
+{
+	struct net_device *ndev;
+	bool down;
+
+	if (!attr || !rdma_protocol_roce(attr->device, attr->port_num))
+		return false;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	down = !IS_ERR(ndev) && !(READ_ONCE(ndev->flags) & IFF_UP);
+	rcu_read_unlock();
+	return down;
+}
+EXPORT_SYMBOL_IF_KUNIT(cm_ah_netdev_down);
+
 static int cm_post(struct ib_mad_send_buf *buf)
 {
-	int ret = ib_post_send_mad(buf, NULL);
+	int ret;
+
+	if (cm_ah_netdev_down(buf->ah->sgid_attr)) {
+		cm_count(CM_CNT_TX_NETDEV_DOWN);
+		ib_free_send_mad(buf);
+		return -ENETDOWN;
+	}
+	ret = ib_post_send_mad(buf, NULL);
 
 	if (ret) {
 		cm_count(CM_CNT_TX_ERR);
@@ -402,26 +435,29 @@ void cm_send_reply_from_wc(struct cm_port *port, struct ib_mad_recv_wc *wc,
  *
  * Return: whether the completion is the timeout of the message the id
  * waits an answer for, in the state it was sent in (or its MRAed twin): a
- * send error or, for a send cancelled because its source GID left
- * (cm_cancel_stale_sends()), the flush of that cancel. An answer, a
- * cancel for any other reason or a message the id no longer waits for is
- * no timeout.
+ * send error, or a flush the CM did not ask for. The CM forgets a send it
+ * cancels (cm_cancel_msg()), so a flush of the send still awaited comes
+ * from the QP (in error: rxe moves QP1 there when a send finds no route,
+ * as during a link flap, and nothing brings it back) or from a cancel
+ * because its source GID left (cm_cancel_stale_sends()). In-tree frees a
+ * flushed send silently and its id waits for good; here the consumer gets
+ * the timeout it would get had the send been lost (docs/ib_cm.md). The
+ * flushes of a port going away are not timeouts: the caller passes
+ * IB_WC_SUCCESS for those. An answer, a cancel or a message the id no
+ * longer waits for is no timeout.
  */
 VISIBLE_IF_KUNIT bool cm_send_done_timed_out(struct cm_id_priv *priv,
 					     struct ib_mad_send_buf *buf,
 					     enum ib_wc_status status,
 					     enum ib_cm_state *state)
 {
-	bool timed_out = status != IB_WC_SUCCESS &&
-			 status != IB_WC_WR_FLUSH_ERR;
+	bool timed_out = status != IB_WC_SUCCESS;
 
 	spin_lock(&priv->lock);
 	if (priv->msg != buf) {
 		timed_out = false;
 	} else {
 		priv->msg = NULL;
-		if (priv->msg_stale && status == IB_WC_WR_FLUSH_ERR)
-			timed_out = true;
 		priv->msg_stale = false;
 		/* An MRA moved us on, but it is the same request waiting. */
 		if (priv->id.state != *state &&
@@ -437,11 +473,24 @@ VISIBLE_IF_KUNIT bool cm_send_done_timed_out(struct cm_id_priv *priv,
 }
 EXPORT_SYMBOL_IF_KUNIT(cm_send_done_timed_out);
 
+/* Whether @agent is still its port's (cm_remove_port() clears it first). */
+static bool cm_port_agent_live(struct ib_mad_agent *agent)
+{
+	struct cm_port *port = agent->context;
+	bool live;
+
+	spin_lock(&port->agent_lock);
+	live = port->agent == agent;
+	spin_unlock(&port->agent_lock);
+	return live;
+}
+
 void cm_send_handler(struct ib_mad_agent *agent,
 		     struct ib_mad_send_wc *send_wc)
 {
 	struct ib_mad_send_buf *buf = send_wc->send_buf;
 	struct cm_id_priv *priv = buf->context[0];
+	enum ib_wc_status status;
 	enum ib_cm_state state;
 	__be16 attr_id;
 	bool timed_out;
@@ -456,10 +505,15 @@ void cm_send_handler(struct ib_mad_agent *agent,
 	if ((uintptr_t)buf->context[1] & CM_SEND_PACED)
 		cm_pace_done(agent->context);
 	attr_id = ((struct ib_mad_hdr *)buf->mad)->attr_id;
-	timed_out = cm_send_done_timed_out(priv, buf, send_wc->status, &state);
+	status = send_wc->status;
+	if (status == IB_WC_WR_FLUSH_ERR && !cm_port_agent_live(agent))
+		status = IB_WC_SUCCESS;	/* the port goes: no timeout */
+	timed_out = cm_send_done_timed_out(priv, buf, status, &state);
 	ib_free_send_mad(buf);
 	if (timed_out) {
-		trace_icm_mad_send_err(state, send_wc->status);
+		trace_icm_mad_send_err(state, status);
+		if (status == IB_WC_WR_FLUSH_ERR)
+			cm_count(CM_CNT_TX_FLUSHED);
 		cm_count(CM_CNT_TIMEOUT);
 		cm_send_timeout(priv, state, attr_id);
 	}

@@ -312,6 +312,8 @@ static const char *const cm_counter_names[CM_CNT_MAX] = {
 	[CM_CNT_TX_STALE] = "tx_stale_cancelled",
 	[CM_CNT_GID_DOOMED] = "gid_doomed",
 	[CM_CNT_TX_REQ_PACED] = "tx_req_paced",
+	[CM_CNT_TX_FLUSHED] = "tx_flushed",
+	[CM_CNT_TX_NETDEV_DOWN] = "tx_netdev_down",
 };
 
 static struct dentry *cm_debugfs_dir;

@@ -1881,6 +1881,37 @@ static void roce_rig_add(struct kunit *test, struct roce_rig *rig)
 	rig->mock = mock;
 }
 
+/*
+ * A RoCE GID whose netdev is down: a MAD through it is refused (rxe would
+ * fail it and leave QP1 in error for good), up again it goes. IB (no GID
+ * attribute here) never is.
+ */
+static void ibcm_netdev_down(struct kunit *test)
+{
+	const struct ib_gid_attr *attr;
+	struct roce_rig rig;
+	int ret;
+
+	KUNIT_EXPECT_FALSE(test, cm_ah_netdev_down(NULL));
+	roce_rig_add(test, &rig);
+	attr = roce_wait_gid(test, &rig.mock->ibdev, 0);
+	KUNIT_EXPECT_FALSE(test, cm_ah_netdev_down(attr));
+	rtnl_lock();
+	dev_close(rig.ndev);
+	rtnl_unlock();
+	/* Its entry may go with the link (then cm_av_sgid_gone() refuses). */
+	if (cm_gid_entry_gone(attr))
+		KUNIT_EXPECT_TRUE(test, cm_av_sgid_gone(attr));
+	else
+		KUNIT_EXPECT_TRUE(test, cm_ah_netdev_down(attr));
+	rtnl_lock();
+	ret = dev_open(rig.ndev, NULL);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_FALSE(test, cm_ah_netdev_down(attr));
+	rdma_put_gid_attr(attr);
+}
+
 /* Give @rig's netdev a new MAC; wait until @attr's entry left the table. */
 static void roce_rig_new_mac(struct kunit *test, struct roce_rig *rig,
 			     const struct ib_gid_attr *attr)
@@ -2117,8 +2148,16 @@ static const struct done_case done_cases[] = {
 	  IB_CM_REP_SENT, IB_CM_MRA_REP_RCVD, true },
 	{ "out-of-retries-moved-on", IB_WC_RESP_TIMEOUT_ERR, false, true,
 	  IB_CM_DREQ_SENT, IB_CM_TIMEWAIT, false },
-	{ "cancelled", IB_WC_WR_FLUSH_ERR, false, true, IB_CM_DREQ_SENT,
+	/* cm_cancel_msg() forgets the send: its flush is no timeout */
+	{ "cancelled", IB_WC_WR_FLUSH_ERR, false, false, IB_CM_DREQ_SENT,
 	  IB_CM_DREQ_SENT, false },
+	/* a flush nobody asked for: QP1 went to error (rxe, link flap) */
+	{ "flushed-by-the-qp", IB_WC_WR_FLUSH_ERR, false, true,
+	  IB_CM_REQ_SENT, IB_CM_REQ_SENT, true },
+	{ "flushed-by-the-qp-mraed", IB_WC_WR_FLUSH_ERR, false, true,
+	  IB_CM_REQ_SENT, IB_CM_MRA_REQ_RCVD, true },
+	{ "flushed-moved-on", IB_WC_WR_FLUSH_ERR, false, true,
+	  IB_CM_REQ_SENT, IB_CM_REP_RCVD, false },
 	{ "cancelled-stale", IB_WC_WR_FLUSH_ERR, true, true, IB_CM_DREQ_SENT,
 	  IB_CM_DREQ_SENT, true },
 	{ "stale-but-answered", IB_WC_SUCCESS, true, true, IB_CM_DREQ_SENT,
@@ -2500,6 +2539,7 @@ static struct kunit_case ibcm_conn_cases[] = {
 	KUNIT_CASE(ibcm_dreq_sgid_gone),
 	KUNIT_CASE(ibcm_waiting_dreq_sgid_gone),
 	KUNIT_CASE(ibcm_gid_doomed),
+	KUNIT_CASE(ibcm_netdev_down),
 	KUNIT_CASE_PARAM(ibcm_send_done, done_gen_params),
 	{}
 };

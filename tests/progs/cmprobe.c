@@ -20,9 +20,10 @@
  *	DEVICE_REMOVAL of the listener.
  *
  *   cmprobe -c -a ADDR [-b SRC [-S SPORT]] [-R] [-p PORT] [-P N] [-r MS]
- *              [-W MS] [-H MS] [-T SECS]
+ *              [-G FILE] [-W MS] [-H MS] [-T SECS]
  *	client: resolve the address and the route (timeout MS each) from SRC
- *	(port SPORT; -R: RDMA_OPTION_ID_REUSEADDR first), connect with N bytes
+ *	(port SPORT; -R: RDMA_OPTION_ID_REUSEADDR first); -G: then wait until
+ *	FILE exists (polled every 10 ms, up to the deadline: exit 3); connect with N bytes
  *	of pattern private data, and wait MS (-W) before reading the answer
  *	(librdmacm sends the IB CM's RTU only then); after ESTABLISHED, keep
  *	the connection MS
@@ -71,7 +72,7 @@
 static struct {
 	char mode;		/* 's', 'c' or 't' */
 	const char *addr, *bind, *tcp;
-	const char *port, *sport;
+	const char *port, *sport, *go;
 	int reuse, backlog, delay_ms, reject_len, accept_len, ignore, count;
 	int lost_ok, tolerant;
 	int pdata_len, resolve_ms, wait_ms, hold_ms, deadline_s;
@@ -409,6 +410,21 @@ static int run_server(void)
 	return ret;
 }
 
+/* -G: wait until @path exists, up to the deadline (3 once it passed). */
+static int wait_for_file(const char *path)
+{
+	time_t end = time(NULL) + opt.deadline_s;
+
+	while (access(path, F_OK)) {
+		if (time(NULL) >= end) {
+			out("result error deadline");
+			return 3;
+		}
+		usleep(10000);
+	}
+	return 0;
+}
+
 /*
  * Wait for the event that must follow a call; prints it. 0 when it is @want,
  * else 1 (or 3 on the deadline). The event is returned in *got.
@@ -513,6 +529,11 @@ static int run_client(void)
 		out("result error rdma_create_qp");
 		goto out_id;
 	}
+	if (opt.go) {
+		ret = wait_for_file(opt.go);
+		if (ret)
+			goto out_id;
+	}
 	pattern(pdata, opt.pdata_len);
 	param.private_data = opt.pdata_len ? pdata : NULL;
 	param.private_data_len = opt.pdata_len;
@@ -608,7 +629,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: cmprobe -s -b ADDR [-p PORT] [-R] [-B BACKLOG] [-D MS] [-j N|-k N|-x] [-L] [-n COUNT] [-T SECS]\n"
-		"       cmprobe -c -a ADDR [-b SRC [-S SPORT]] [-R] [-p PORT] [-P N] [-r MS] [-W MS] [-H MS] [-T SECS]\n"
+		"       cmprobe -c -a ADDR [-b SRC [-S SPORT]] [-R] [-p PORT] [-P N] [-r MS] [-G FILE] [-W MS] [-H MS] [-T SECS]\n"
 		"       cmprobe -t hold|close|garbage -b ADDR [-p PORT] [-T SECS]\n"
 		"(see the head of tests/progs/cmprobe.c)\n");
 	exit(2);
@@ -628,7 +649,7 @@ int main(int argc, char **argv)
 {
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "sct:a:b:p:S:RB:D:j:k:LxEn:P:r:W:H:T:")) != -1) {
+	while ((c = getopt(argc, argv, "sct:a:b:p:S:RB:D:j:k:LxEn:P:r:G:W:H:T:")) != -1) {
 		switch (c) {
 		case 's':
 		case 'c':
@@ -682,6 +703,9 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			opt.resolve_ms = num(optarg, 600000);
+			break;
+		case 'G':
+			opt.go = optarg;
 			break;
 		case 'W':
 			opt.wait_ms = num(optarg, 600000);
