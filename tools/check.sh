@@ -7,7 +7,9 @@
 #      the suite here; host-check-unit: its GoogleTest;
 #   1. build the UML kernel (cached);
 #   2. mpa-peer: the GoogleTest of the adversarial MPA peer (tools/mpa-peer),
-#      on the host;
+#      on the host; bench-tools: the bench scripts' unit tests;
+#      cmfuzz-selftest: the CM MAD fuzzer draws its seed's sequence whatever
+#      the CM answers (tools/cmfuzz/test_cmfuzz.py);
 #   3. crc-check, crc-check-6.1: our modules built against Debian's 6.12
 #      headers, then Debian 12's default 6.1 (as DKMS does), symbol CRCs and
 #      export lists compared with each kernel's in-tree modules, every
@@ -219,6 +221,7 @@ echo "==== uml-kernel: $([ $uml_ok = 1 ] && echo ready || echo FAILED) after $((
 
 step mpa-peer make -s -C "$ORCM_REPO" mpa-peer-check
 step bench-tools python3 "$ORCM_REPO/tools/bench/run_tests.py"
+step cmfuzz-selftest python3 "$ORCM_REPO/tools/cmfuzz/test_cmfuzz.py"
 step crc-check "$ORCM_REPO/tools/crc-check.sh"
 step crc-check-6.1 "$ORCM_REPO/tools/crc-check.sh" debian-6.1
 step layout-check "$ORCM_REPO/tools/layout-check.sh"

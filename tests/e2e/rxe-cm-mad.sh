@@ -13,7 +13,13 @@
 #   3. fuzz: ORCM_FUZZ_COUNT (default 2000) seeded, stateful mutations
 #      (ORCM_FUZZ_SEED, default 30) of REQ/REP/RTU/REJ/MRA/DREQ/DREP/LAP/APR/
 #      SIDR and random MADs for live comm ids; then a valid REQ is answered,
-#      a real rping over rxe0 works and every CM id drains.
+#      a real rping over rxe0 works and every CM id drains. The fuzzer's
+#      draws are the seed's alone: a dry run (no wire) prints the same
+#      count and CRC. The CM is shown to have taken every attribute
+#      (rxe0's cm_rx_msgs, both stacks) and the fuzzer requires the
+#      answers of the REQ, DREQ and SIDR_REQ handlers; on ours the ib_cm
+#      counters show the checks that refused MADs (malformed, unknown id,
+#      bad state) were reached.
 # The stock stack runs the same script: the in-tree CM is the oracle.
 # shellcheck source=tests/e2e/lib.bash
 . "$(dirname "$0")/lib.bash"
@@ -52,8 +58,34 @@ diag() {
 }
 run_to /tmp/cm-mad-stale.log 30 "${FUZZ[@]}" stale || diag "stale REQ scenario"
 run_to /tmp/cm-mad-dreq.log 30 "${FUZZ[@]}" dreq-unknown || diag "DREQ for an unknown comm id"
+RX=/sys/class/infiniband/rxe0/ports/1/cm_rx_msgs
+ATTRS='req mra rej rep rtu dreq drep sidr_req lap apr'
+declare -A RX0=()
+for a in $ATTRS; do RX0[$a]=$(cat "$RX/$a"); done
+cnt0=0 uid0=0 bs0=0
+if [ "$ORCM_STACK" = ours ]; then
+	cnt0=$(ibcm_counter rx_malformed) uid0=$(ibcm_counter rx_unknown_comm_id) bs0=$(ibcm_counter rx_bad_state)
+fi
+run_to /tmp/cm-mad-dry.log 60 "${FUZZ[@]}" --count "$COUNT" --dry-run fuzz || fail "the fuzzer's dry run"
 run_to /tmp/cm-mad-fuzz.log 100 "${FUZZ[@]}" --count "$COUNT" fuzz || diag "fuzz, seed $SEED"
 counters after
+dry=$(grep '^draws ' /tmp/cm-mad-dry.log) real=$(grep '^draws ' /tmp/cm-mad-fuzz.log || true)
+[ -n "$dry" ] && [ "$dry" = "$real" ] ||
+	fail "the fuzz is not the seed's alone: dry run '$dry', run '$real'"
+say "fuzz seed $SEED: $real, as its dry run"
+took=''
+for a in $ATTRS; do
+	d=$(($(cat "$RX/$a") - RX0[$a]))
+	took="$took $a=$d"
+	[ "$d" -gt 0 ] || fail "rxe0's CM took no $a MAD of the fuzz (cm_rx_msgs/$a)"
+done
+say "taken by the CM (cm_rx_msgs):$took"
+if [ "$ORCM_STACK" = ours ]; then
+	for c in rx_malformed:$cnt0 rx_unknown_comm_id:$uid0 rx_bad_state:$bs0; do
+		[ "$(ibcm_counter "${c%%:*}")" -gt "${c#*:}" ] ||
+			fail "ours: no MAD of the fuzz reached the ${c%%:*} check"
+	done
+fi
 
 kill -TERM "$server" 2>/dev/null || true
 wait_pid "$server" 10 || true

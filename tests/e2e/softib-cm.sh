@@ -128,13 +128,18 @@ sib_cm_fuzz() {
 	bg /tmp/sib-fuzz-server.log "$CMPROBE" -s -b "$SIB_IP0" -p $port -k 0 -n 0 -T 120
 	server=$LAST_PID
 	wait_for 10 "the listener on $SIB_IP0:$port" cm_id_listening $port
-	run_to /tmp/sib-cmfuzz.log 120 python3 "$CMFUZZ" --transport softib --iface vB \
-		--src-lid 0x99 --dst-lid "$(sib_lid ib0)" \
-		--src-gid fe80000000000000020000fffe000099 \
-		--dst-gid "$(cat /sys/class/infiniband/ib0/ports/1/gids/0)" \
-		--src-ip 198.18.9.77 --dst-ip "$SIB_IP0" --port $port \
-		--seed "${ORCM_FUZZ_SEED:-30}" --count "${ORCM_FUZZ_COUNT_IB:-1000}" fuzz ||
-		fail "CM MAD fuzz over softib"
+	local fz=(python3 "$CMFUZZ" --transport softib --iface vB
+		--src-lid 0x99 --dst-lid "$(sib_lid ib0)"
+		--src-gid fe80000000000000020000fffe000099
+		--dst-gid "$(cat /sys/class/infiniband/ib0/ports/1/gids/0)"
+		--src-ip 198.18.9.77 --dst-ip "$SIB_IP0" --port "$port"
+		--seed "${ORCM_FUZZ_SEED:-30}" --count "${ORCM_FUZZ_COUNT_IB:-1000}")
+	run_to /tmp/sib-cmfuzz-dry.log 60 "${fz[@]}" --dry-run fuzz || fail "the fuzzer's dry run"
+	run_to /tmp/sib-cmfuzz.log 120 "${fz[@]}" fuzz || fail "CM MAD fuzz over softib"
+	local dry real
+	dry=$(grep '^draws ' /tmp/sib-cmfuzz-dry.log) real=$(grep '^draws ' /tmp/sib-cmfuzz.log || true)
+	[ -n "$dry" ] && [ "$dry" = "$real" ] ||
+		fail "the softib fuzz is not the seed's alone: dry run '$dry', run '$real'"
 	# A LAP taken for an established connection stays pending (rdma_cm
 	# neither answers nor migrates): the next ones for it are duplicates.
 	lap=$(($(cat /sys/class/infiniband/ib0/ports/1/cm_rx_msgs/lap) - lap0))

@@ -22,7 +22,14 @@ Scenarios (each prints "ok: ..." lines, or "FAIL: ..." and exits 1):
   dreq-unknown  a DREQ for a comm id nobody has: answered with a DREP
   fuzz          a seeded, stateful fuzzer: valid REQs to a listener, then
                 mutated REP/RTU/REJ/MRA/DREQ/DREP/LAP/APR/SIDR and random
-                MADs for the live comm ids; deterministic from --seed
+                MADs for the live comm ids; deterministic from --seed: the
+                draws never depend on what the CM answers or when (a
+                connection the CM did not answer stays in the list with
+                the CM's ids as 0), and their count and CRC are printed
+                ("draws N crc X"): --dry-run prints them without a wire,
+                and a run must print the same. Answers that prove which
+                CM handlers were reached (REP to REQs, DREP to DREQs of
+                live connections, SIDR_REP to SIDR_REQs) are required.
 The addresses (the rxe port's IP and MAC, the fake peer's) are arguments;
 traffic never leaves the veth pair.
 """
@@ -332,6 +339,46 @@ def build_lap(local, remote, qpn, tid, ib, rng):
     return finish(ATTR['LAP'], tid, b)
 
 
+class TracedRandom(random.Random):
+    """random.Random whose every draw goes into a count and a CRC, so that
+    two runs can show they drew the same sequence (randrange and choice
+    draw through getrandbits, the float draws through random)."""
+
+    def __init__(self, seed):
+        self.draws, self.crc = 0, 0
+        super().__init__(seed)
+
+    def _note(self, v):
+        self.draws += 1
+        self.crc = zlib.crc32(repr(v).encode(), self.crc)
+        return v
+
+    def random(self):
+        return self._note(super().random())
+
+    def getrandbits(self, k):
+        return self._note(super().getrandbits(k))
+
+
+class NullWire:
+    """--dry-run: sends nowhere, never answers."""
+
+    sent = 0
+
+    def send_mad(self, mad, **kw):
+        assert len(mad) == MAD_SIZE
+        self.sent += 1
+
+    def drain(self):
+        pass
+
+    def recv_mads(self, timeout):
+        return iter(())
+
+    def expect(self, attr, timeout, match=lambda m: True):
+        return None
+
+
 class Peer:
     """Identities of the fake remote CM: comm ids, QPNs, a CA GUID, TIDs."""
 
@@ -447,21 +494,33 @@ def scenario_fuzz(w, peer, args):
     live = []               # (peer comm id, CM's comm id, QPN, CM's QPN)
     counts = {}
     answers = {}
+    unanswered = 0
+    sent0 = w.sent
     t0 = time.monotonic()
     n = 0
     while n < args.count:
         if len(live) < 4 or rng.random() < 0.05:
             cid, q = peer.comm_id(), peer.qpn()
+            rtu = args.ib and rng.random() < 0.5     # established (IB)
             w.send_mad(peer.req(cid, q))
             n += 1
-            rep = w.expect(ATTR['REP'], 0.3, answers_req(cid))
+            rep = None
+            for m in w.recv_mads(args.req_wait):    # every answer counts
+                answers[m.name()] = answers.get(m.name(), 0) + 1
+                if m.attr == ATTR['REP'] and answers_req(cid)(m):
+                    rep = m
+                    break
             if rep:
                 live.append((cid, rep.u32(0), q, rep.u32(12) >> 8))
-                live = live[-8:]
-                if args.ib and rng.random() < 0.5:   # established
+                if rtu:     # not counted in n: n is the seed's
                     w.send_mad(build_two_ids(ATTR['RTU'], cid, rep.u32(0),
                                              rep.tid))
-                    n += 1
+            else:
+                # The same list whatever the CM did: the draws stay the
+                # seed's (its ids unknown: 0).
+                unanswered += 1
+                live.append((cid, 0, q, 0))
+            live = live[-8:]
             continue
         cid, their, q, their_qpn = rng.choice(live)
         kinds = ['REP', 'RTU', 'REJ', 'MRA', 'DREQ', 'DREP', 'LAP', 'APR',
@@ -497,12 +556,25 @@ def scenario_fuzz(w, peer, args):
     for m in w.recv_mads(0.5):
         answers[m.name()] = answers.get(m.name(), 0) + 1
     dt = time.monotonic() - t0
-    print('ok: fuzz seed %d (%s): %d MADs in %.1f s; sent %s; answers %s' % (
-        args.seed, args.transport, n, dt,
-        ' '.join('%s=%d' % kv for kv in sorted(counts.items())),
-        ' '.join('%s=%d' % kv for kv in sorted(answers.items())) or 'none'))
+    print('draws %d crc %08x' % (rng.draws, rng.crc))
+    print('ok: fuzz seed %d (%s): %d steps, %d MADs in %.1f s; sent %s; '
+          'answers %s; REQs unanswered %d' % (
+              args.seed, args.transport, n, w.sent - sent0, dt,
+              ' '.join('%s=%d' % kv for kv in sorted(counts.items())),
+              ' '.join('%s=%d' % kv for kv in sorted(answers.items()))
+              or 'none', unanswered))
+    if args.dry_run:
+        return True
+    # Handlers reached: a REQ's (REP), a live connection's DREQ's (DREP,
+    # from the CM or from rdma_cm's disconnect), SIDR_REQ's (SIDR_REP).
+    ok = True
+    for want in ('REP', 'DREP', 'SIDR_REP'):
+        if not answers.get(want):
+            print('FAIL: no %s among the answers: the fuzz never reached '
+                  'the handler that sends it' % want)
+            ok = False
     # The CM must still answer a fresh, valid REQ.
-    return scenario_alive(w, peer, args)
+    return scenario_alive(w, peer, args) and ok
 
 
 def scenario_alive(w, peer, args):
@@ -546,14 +618,23 @@ def main():
     p.add_argument('--count', type=int, default=2000)
     p.add_argument('--wait', type=float, default=3.0,
                    help='seconds to wait for an answer')
+    p.add_argument('--req-wait', type=float, default=1.0,
+                   help='fuzz: seconds to wait for the REP to a REQ')
+    p.add_argument('--dry-run', action='store_true',
+                   help='fuzz without a wire: print the draws only')
     args = p.parse_args()
-    rng = random.Random(args.seed)
+    rng = TracedRandom(args.seed)
     args.ib = None
+    if args.dry_run and args.scenario != 'fuzz':
+        p.error('--dry-run is for the fuzz scenario')
     if args.transport == 'softib':
         args.ib = argparse.Namespace(
             src_lid=args.src_lid, dst_lid=args.dst_lid,
             src_gid=bytes.fromhex(args.src_gid.replace(':', '')),
             dst_gid=bytes.fromhex(args.dst_gid.replace(':', '')))
+    if args.dry_run:
+        w = NullWire()
+    elif args.ib:
         w = SoftibWire(args.iface, args.src_lid, args.dst_lid)
     else:
         w = Wire(args.iface, args.src_mac, args.dst_mac, args.src_ip,
