@@ -153,6 +153,54 @@ wave_ids_gone() {
 	! grep ":$PORT" <<<"$o" | grep -vq 'state LISTEN'
 }
 ulp_teardown() { soak_teardown; }
+# gsi_check: a churn device whose QP1 is in error is dead for CM MADs
+# until it is added again (rxe; tests/e2e/rxe-gsi-flush.sh): counted, said,
+# and re-added, as an operator would, so that the soak goes on. Status 0
+# when it re-added one.
+GSI_DEAD=0
+gsi_check() {
+	local d nd st none=1
+	for d in "$RXE_A" "$RXE_B"; do
+		st=$(rdma res show qp link "$d/1" lqpn 1 | grep -o 'state [A-Z]*' || true)
+		[ "$st" = "state ERR" ] || continue
+		nd=vRA
+		[ "$d" = "$RXE_A" ] || nd=vRB
+		GSI_DEAD=$((GSI_DEAD + 1))
+		say "wave $1: $d's QP1 is in error for good: $d deleted and added again"
+		rxe_readd "$d" "$nd"
+		none=0
+	done
+	return "$none"
+}
+# wave_snapshot W: what a wave still running after 25 s waits on: the ids
+# of the churn port and their states, the cmtime tasks' kernel stacks, the
+# rxe and CM counters of both churn devices, their GIDs.
+wave_snapshot() {
+	local p t d
+	set +eo pipefail # a diagnostic: every line it can get
+	sleep 25
+	{
+		echo "wave $1 still running after 25 s"
+		rdma res show cm_id | grep -E ":$PORT|LISTEN" | head -n 30
+		rdma res show cm_id | grep -c ":$PORT" || true
+		for p in $(pgrep -x cmtime); do
+			for t in /proc/"$p"/task/*; do
+				echo "cmtime $p task ${t##*/}:"
+				sed 's/^/    /' "$t/stack" 2>/dev/null
+			done
+		done
+		for d in "$RXE_A" "$RXE_B"; do
+			rdma statistic show link "$d/1" || true
+			rdma res show qp link "$d/1" lqpn 1 || true
+			grep -H . /sys/class/infiniband/"$d"/ports/1/gids/[0-3] || true
+			grep -rH . /sys/class/infiniband/"$d"/ports/1/cm_tx_msgs \
+				/sys/class/infiniband/"$d"/ports/1/cm_rx_msgs \
+				/sys/class/infiniband/"$d"/ports/1/cm_tx_retries | grep -v ':0$' || true
+		done
+		ip -s neigh show dev vRA
+		ip -s link show vRA
+	} >"$D/snap-$1.log" 2>&1
+}
 
 # ---- the run ---------------------------------------------------------------------
 rm -rf "$D"
@@ -188,7 +236,12 @@ for ((w = 1; w <= WAVES; w++)); do
 	rc=0
 	tmo=120
 	[ -z "$ev" ] || tmo=60
+	wave_snapshot "$w" &
+	wp=$!
 	timeout -k 5 "$tmo" cmtime -s "$RADDR_B" -p "$PORT" -c "$n" >"$D/wave-$w.log" 2>&1 || rc=$?
+	kill "$wp" 2>/dev/null || true
+	wait "$wp" 2>/dev/null || true
+	[ ! -s "$D/snap-$w.log" ] || show "$D/snap-$w.log"
 	WAVE_S+=($((SECONDS - t)))
 	if [ -n "$ep" ]; then
 		wait "$ep" || { show "$D/event-$w.log"; fail "wave $w: event $ev failed"; }
@@ -220,7 +273,9 @@ for ((w = 1; w <= WAVES; w++)); do
 	# with the old one: the server starts again when it ended.
 	# (cmtime's server may crash on a client that vanished mid-connect:
 	# an event wave restarts it in any case.)
-	if [ -n "$ev" ] || ! kill -0 "$SERVER_PID" 2>/dev/null ||
+	gsi_restart=0
+	! gsi_check "$w" || gsi_restart=1
+	if [ -n "$ev" ] || [ "$gsi_restart" = 1 ] || ! kill -0 "$SERVER_PID" 2>/dev/null ||
 		! cm_id_listening "$PORT" >/dev/null; then
 		kill -0 "$SERVER_PID" 2>/dev/null ||
 			say "wave $w: the cmtime server ended ($(tail -n 1 "$D/server.log"))"
@@ -247,15 +302,16 @@ done
 writes=$(count "$D/writes") errors=$(count "$D/errors") mismatch=$(count "$D/mismatch")
 RECONN=$(($(dmesg | grep -c 'Successfully reconnected' || true) - RECONN0))
 [ -s "$D/io.log" ] && show "$D/io.log"
-mapfile -t sorted < <(printf '%s\n' "${WAVE_S[@]}" | sort -n)
+mapfile -t sorted <<<"$(printf '%s\n' "${WAVE_S[@]}" | sort -n)"
 med=${sorted[$((${#sorted[@]} / 2))]}
 say "soak-summary: stack=$ORCM_STACK conns=$CONNS waves=$WAVES wave=$WAVE ok_waves=$ok_waves" \
 	"event_waves_with_losses=$lost total_s=$TOTAL wave_s_min=${sorted[0]} wave_s_median=$med" \
 	"wave_s_max=${sorted[-1]}"
 say "soak-summary: stack=$ORCM_STACK io_writes=$writes io_errors=$errors io_mismatches=$mismatch" \
-	"slots_verified=$checked nvme_reconnects=$RECONN"
+	"slots_verified=$checked nvme_reconnects=$RECONN qp1_dead=$GSI_DEAD"
 [ -z "$dist" ] || say "soak-summary: stack=$ORCM_STACK lossy_event_waves=${dist# }"
 [ -z "$bad_waves" ] || fail "waves without an event that lost connections:$bad_waves"
+[ "$GSI_DEAD" -eq 0 ] || fail "a churn device's QP1 died $GSI_DEAD times (re-added each time)"
 [ "$errors" -eq 0 ] || fail "$errors NVMe-oF writes failed"
 [ "$mismatch" -eq 0 ] || fail "$mismatch NVMe-oF slots read back other data"
 [ "$writes" -gt 0 ] || fail "the writer wrote nothing"
