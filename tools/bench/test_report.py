@@ -195,7 +195,7 @@ class ReportTest(unittest.TestCase):
         self.assertEqual([round(v, 2) for v in c["ratio"]["values"]], [1.5, 0.9, 1.5])
         text = render_table(records, s)
         self.assertIn("Native InfiniBand over softib", text)
-        self.assertRegex(text, r"\n64 +300 +600 +2\.00x +2\.00 1\.25 2\.50 +>= 1\.5x: median met")
+        self.assertRegex(text, r"\n64 +300 +600 +2\.00x +2\.00x +2\.00 1\.25 2\.50 +>= 1\.5x: median met")
         self.assertRegex(text, r"\nours +200 +1 +0\.005 ")
         self.assertRegex(text, r"RDMA WRITE 64 KiB +MB/s +100 +150 +1\.50x +1\.50 0\.90 1\.50 +median met")
         # Without softib records the section says why.
