@@ -276,6 +276,9 @@ if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ]; then
 	fail "the stream did not complete: client exit $rc, server exit $src"
 fi
 say "ok: the ib_write_bw -R -D $DUR stream completed through every change"
+# The stream's samples; those that follow are taken with the guest idle.
+LOADED=("${LATS[@]}")
+LATS=()
 wait_for 10 "no CM id left" cm_ids_empty
 kill -INT "$dumpcap_pid"
 wait_pid "$dumpcap_pid" 10 || true
@@ -352,8 +355,6 @@ follow "A's address back" route ok "$FA"
 # perftest): A's MTU 1500 -> 1400 and back, twice.
 # rdma_cm's own split of each (debugfs rdma_cm/track): from the event to
 # its work's start, and the work's run up to the driver's callback.
-LOADED=("${LATS[@]}")
-LATS=()
 TRK=/sys/kernel/debug/rdma_cm/track
 split=''
 for m in 1400 1500 1400 1500; do
@@ -376,15 +377,18 @@ fi
 say "ok: the address removal reflected; the connection lived through it"
 wait_for 10 "no CM id left" cm_ids_empty
 
-# median WHAT SAMPLES...: the median of the latencies, in us.
+# median WHAT SAMPLES...: the median of the latencies, in us (an even
+# count: the mean of the two middle samples).
 median() {
-	local what=$1 sorted
+	local what=$1 sorted m
 	shift
+	[ $# -gt 0 ] || fail "no update latency sampled $what"
 	# (a here-string: the VM has no /dev/fd for process substitution)
 	mapfile -t sorted <<<"$(printf '%s\n' "$@" | sort -n)"
+	m=$(((sorted[($# - 1) / 2] + sorted[$# / 2]) / 2))
 	say "update latency $what (netdev event -> softrnic callback), $# samples, ns:" \
 		"${sorted[*]}"
-	say "median update latency $what: $((sorted[($# - 1) / 2] / 1000)) us (target: under 1000 us)"
+	say "median update latency $what: $((m / 1000)) us (target: under 1000 us)"
 }
 median "under the stream" "${LOADED[@]}"
 median "idle" "${LATS[@]}"
