@@ -398,6 +398,7 @@ struct cm_id_priv {
 	struct list_head events;	/* cm_event_elem, oldest first */
 	struct ib_mad_send_buf *msg;	/* the send waiting for an answer */
 	bool msg_stale;			/* @msg cancelled: its GID left */
+	bool msg_cancelled;		/* @msg's cancel found it on the QP */
 	void *last_mad;			/* last REP/MRA/RTU/DREP, to resend */
 	/* A REQ waiting for a slot of its port (pace.c): */
 	struct list_head pace_entry;	/* port->req_wait; port->pace_lock */

@@ -358,17 +358,25 @@ static void cm_work_handler(struct work_struct *work)
 }
 
 /*
- * The send waiting for an answer is answered or moot: stop its retries and
- * forget it, so that its completion (flushed by the cancel) is no timeout.
+ * The send waiting for an answer is answered or moot: stop its retries.
+ * Cancelled, it is forgotten, so that its completion (the cancel's flush)
+ * is no timeout. ib_mad finds only a send that waits for its timeout: one
+ * on the QP just now (its first post, a resend) is kept, marked, so that
+ * the next cancel (a new send, timewait, the destroy) tries again, and its
+ * completion is no timeout either.
  */
 void cm_cancel_msg(struct cm_id_priv *priv)
 {
 	lockdep_assert_held(&priv->lock);
 	if (!priv->msg)
 		return;
-	ib_cancel_mad(priv->msg);
+	if (ib_modify_mad(priv->msg, 0)) {
+		priv->msg_cancelled = true;
+		return;
+	}
 	priv->msg = NULL;
 	priv->msg_stale = false;
+	priv->msg_cancelled = false;
 }
 
 /*

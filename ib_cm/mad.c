@@ -296,6 +296,16 @@ int cm_send_flags(struct cm_id_priv *priv, const struct cm_msg *msg,
 	buf->retries = timeout_ms ? retries : 0;
 	buf->context[0] = priv;
 	buf->context[1] = (void *)((uintptr_t)priv->id.state | flags);
+	cm_get(priv);
+	ret = cm_post(buf);
+	if (ret) {
+		refcount_dec(&priv->refcount);	/* ours still holds one */
+		return ret;
+	}
+	/*
+	 * Only a message that left replaces the one kept: the send handler
+	 * frees @buf under priv->lock, which the caller holds.
+	 */
 	if (keep) {
 		if (!priv->last_mad)
 			priv->last_mad = kmalloc(CM_MAD_SIZE, GFP_ATOMIC);
@@ -303,16 +313,11 @@ int cm_send_flags(struct cm_id_priv *priv, const struct cm_msg *msg,
 			memcpy(priv->last_mad, buf->mad, CM_MAD_SIZE);
 		priv->mra_delayed = false;
 	}
-	cm_get(priv);
-	ret = cm_post(buf);
-	if (ret) {
-		refcount_dec(&priv->refcount);	/* ours still holds one */
-		return ret;
-	}
 	if (timeout_ms) {
 		cm_cancel_msg(priv);
 		priv->msg = buf;
 		priv->msg_stale = false;
+		priv->msg_cancelled = false;
 	}
 	return 0;
 }
@@ -436,10 +441,12 @@ void cm_send_reply_from_wc(struct cm_port *port, struct ib_mad_recv_wc *wc,
  * Return: whether the completion is the timeout of the message the id
  * waits an answer for, in the state it was sent in (or its MRAed twin): a
  * send error, or a flush the CM did not ask for. The CM forgets a send it
- * cancels (cm_cancel_msg()), so a flush of the send still awaited comes
- * from the QP (in error: rxe moves QP1 there when a send finds no route,
- * as during a link flap, and nothing brings it back) or from a cancel
- * because its source GID left (cm_cancel_stale_sends()). In-tree frees a
+ * cancels (cm_cancel_msg(); or marks it when the cancel found it on the
+ * QP: then no completion of it is a timeout), so a flush of the send still
+ * awaited comes from the QP (in error: rxe moves QP1 there when a send
+ * finds no route, as during a link flap, and nothing brings it back) or
+ * from a cancel because its source GID left (cm_cancel_stale_sends()).
+ * In-tree frees a
  * flushed send silently and its id waits for good; here the consumer gets
  * the timeout it would get had the send been lost (docs/ib_cm.md). The
  * flushes of a port going away are not timeouts: the caller passes
@@ -457,8 +464,11 @@ VISIBLE_IF_KUNIT bool cm_send_done_timed_out(struct cm_id_priv *priv,
 	if (priv->msg != buf) {
 		timed_out = false;
 	} else {
+		if (priv->msg_cancelled)
+			timed_out = false;	/* answered or moot */
 		priv->msg = NULL;
 		priv->msg_stale = false;
+		priv->msg_cancelled = false;
 		/* An MRA moved us on, but it is the same request waiting. */
 		if (priv->id.state != *state &&
 		    !(*state == IB_CM_REQ_SENT &&

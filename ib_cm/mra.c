@@ -136,7 +136,7 @@ void cm_recv_mra(struct cm_port *port, struct cm_msg *msg)
 		goto out;
 	}
 	/* The peer needs longer: wait that long for its answer. */
-	if (priv->msg)
+	if (priv->msg && !priv->msg_cancelled)
 		ib_modify_mad(priv->msg,
 			      cm_msg_timeout_ms(priv->packet_life_time,
 						mra->service_timeout));

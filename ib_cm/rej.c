@@ -124,6 +124,7 @@ int ib_send_cm_rej(struct ib_cm_id *cm_id, enum ib_cm_rej_reason reason,
 		   u8 private_data_len)
 {
 	struct cm_id_priv *priv = to_priv(cm_id);
+	bool idle = false;
 	int ret;
 
 	if (ari_length > IB_CM_REJ_ARI_LENGTH ||
@@ -144,6 +145,7 @@ int ib_send_cm_rej(struct ib_cm_id *cm_id, enum ib_cm_rej_reason reason,
 		ret = cm_send_rej_locked(priv, reason, ari, ari_length,
 					 private_data, private_data_len);
 		cm_id->state = IB_CM_IDLE;
+		idle = true;
 		break;
 	default:
 		trace_icm_send_rej(cm_id, reason);
@@ -152,7 +154,8 @@ int ib_send_cm_rej(struct ib_cm_id *cm_id, enum ib_cm_rej_reason reason,
 		break;
 	}
 	spin_unlock(&priv->lock);
-	if (!ret)
+	/* Idle whether or not the REJ left (-ENETDOWN): no longer the peer's. */
+	if (idle)
 		cm_unlink_remote(priv);
 	return ret;
 }

@@ -23,6 +23,7 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param)
 {
 	struct cm_id_priv *priv = to_priv(cm_id);
 	struct cm_rep_info *rep;
+	enum ib_cm_state prev;
 	struct cm_msg *msg;
 	int ret;
 
@@ -66,10 +67,11 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param)
 	priv->responder_resources = param->responder_resources;
 	priv->initiator_depth = param->initiator_depth;
 	trace_icm_send_rep(cm_id);
+	prev = cm_id->state;		/* REQ_RCVD or MRA_REQ_SENT */
 	cm_id->state = IB_CM_REP_SENT;
 	ret = cm_send(priv, msg, cm_wait_ms(priv), priv->max_cm_retries, true);
 	if (ret)
-		cm_id->state = IB_CM_REQ_RCVD;
+		cm_id->state = prev;
 out:
 	spin_unlock(&priv->lock);
 	kfree(msg);

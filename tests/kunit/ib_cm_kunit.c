@@ -2135,6 +2135,7 @@ struct done_case {
 	bool waited;		/* the id waits for this send */
 	enum ib_cm_state sent, now;
 	bool timed_out;
+	bool cancelled;		/* its cancel found it on the QP */
 };
 
 static const struct done_case done_cases[] = {
@@ -2158,6 +2159,11 @@ static const struct done_case done_cases[] = {
 	  IB_CM_REQ_SENT, IB_CM_MRA_REQ_RCVD, true },
 	{ "flushed-moved-on", IB_WC_WR_FLUSH_ERR, false, true,
 	  IB_CM_REQ_SENT, IB_CM_REP_RCVD, false },
+	/* cm_cancel_msg() could not cancel it (on the QP): kept, marked */
+	{ "cancel-failed-flushed", IB_WC_WR_FLUSH_ERR, false, true,
+	  IB_CM_DREQ_SENT, IB_CM_DREQ_SENT, false, true },
+	{ "cancel-failed-out-of-retries", IB_WC_RESP_TIMEOUT_ERR, false, true,
+	  IB_CM_REQ_SENT, IB_CM_REQ_SENT, false, true },
 	{ "cancelled-stale", IB_WC_WR_FLUSH_ERR, true, true, IB_CM_DREQ_SENT,
 	  IB_CM_DREQ_SENT, true },
 	{ "stale-but-answered", IB_WC_SUCCESS, true, true, IB_CM_DREQ_SENT,
@@ -2186,12 +2192,14 @@ static void ibcm_send_done(struct kunit *test)
 	priv->id.state = c->now;
 	priv->msg = c->waited ? &buf : &other;
 	priv->msg_stale = c->stale;
+	priv->msg_cancelled = c->cancelled;
 	spin_unlock(&priv->lock);
 	got = cm_send_done_timed_out(priv, &buf, c->status, &state);
 	KUNIT_EXPECT_EQ(test, got, c->timed_out);
 	if (c->waited) {
 		KUNIT_EXPECT_NULL(test, priv->msg);
 		KUNIT_EXPECT_FALSE(test, priv->msg_stale);
+		KUNIT_EXPECT_FALSE(test, priv->msg_cancelled);
 		KUNIT_EXPECT_EQ(test, state, c->now);
 	} else {
 		KUNIT_EXPECT_PTR_EQ(test, priv->msg, &other);
