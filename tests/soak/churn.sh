@@ -163,6 +163,10 @@ gsi_check() {
 	for d in "$RXE_A" "$RXE_B"; do
 		st=$(rdma res show qp link "$d/1" lqpn 1 | grep -o 'state [A-Z]*' || true)
 		[ "$st" = "state ERR" ] || continue
+		# ib_mad may be moving it back to RTS just now: look again.
+		sleep 1
+		st=$(rdma res show qp link "$d/1" lqpn 1 | grep -o 'state [A-Z]*' || true)
+		[ "$st" = "state ERR" ] || continue
 		nd=vRA
 		[ "$d" = "$RXE_A" ] || nd=vRB
 		GSI_DEAD=$((GSI_DEAD + 1))
