@@ -446,12 +446,11 @@ void cm_send_reply_from_wc(struct cm_port *port, struct ib_mad_recv_wc *wc,
  * awaited comes from the QP (in error: rxe moves QP1 there when a send
  * finds no route, as during a link flap, and nothing brings it back) or
  * from a cancel because its source GID left (cm_cancel_stale_sends()).
- * In-tree frees a
- * flushed send silently and its id waits for good; here the consumer gets
- * the timeout it would get had the send been lost (docs/ib_cm.md). The
- * flushes of a port going away are not timeouts: the caller passes
- * IB_WC_SUCCESS for those. An answer, a cancel or a message the id no
- * longer waits for is no timeout.
+ * In-tree frees a flushed send silently and its id waits for good; here
+ * the consumer gets the timeout it would get had the send been lost
+ * (docs/ib_cm.md). The flushes of a port going away are not timeouts: the
+ * caller passes IB_WC_SUCCESS for those. An answer, a cancel or a message
+ * the id no longer waits for is no timeout.
  */
 VISIBLE_IF_KUNIT bool cm_send_done_timed_out(struct cm_id_priv *priv,
 					     struct ib_mad_send_buf *buf,

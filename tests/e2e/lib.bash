@@ -147,6 +147,15 @@ cm_ids() { rdma res show cm_id; }
 ibcm_counter() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/ib_cm/counters 2>/dev/null; }
 # cm_id_listening PORT: a listening id on PORT is listed.
 cm_id_listening() { cm_ids | grep -E "state LISTEN .*:$1( |$)"; }
+# port_ids_gone PORT: no id on PORT is listed but listeners (the query must
+# answer).
+port_ids_gone() {
+	local o
+	o=$(cm_ids) || return 1
+	! grep -E ":$1( |$)" <<<"$o" | grep -vq 'state LISTEN'
+}
+# qp1_state DEV: "state X" of DEV's port 1 QP1 (GSI: the CM MADs' QP).
+qp1_state() { rdma res show qp link "$1/1" lqpn 1 | grep -o 'state [A-Z]*'; }
 # cm_ids_empty: no CM id left anywhere. restrack only lists ids attached to a
 # device, so on our stack the count of every live id (debugfs) must be 0 too.
 # A query that fails is a failure, never an empty list.

@@ -59,8 +59,7 @@ ip link set vRA down
 : >"$GO"
 sleep 2
 ip link set vRA up
-ip -4 route replace "$RADDR_B" dev vRA src "$RADDR_A" table 41
-ip -4 route append 224.0.0.0/4 dev vRA 2>/dev/null || true
+rxe_routes_back_a
 wait_for 10 "rxeA ACTIVE again" rxe_active
 
 est=0 unr=0 hung=0 down=0 other=0
@@ -80,7 +79,7 @@ for ((i = 0; i < N; i++)); do
 		show "/tmp/flush-c$i.log"
 	fi
 done
-gsi() { rdma res show qp link "$RXE_A/1" lqpn 1 | grep -o 'state [A-Z]*'; }
+gsi() { qp1_state "$RXE_A"; }
 say "$ORCM_STACK: $N connects with vRA down: $down refused (ENETDOWN), $est ESTABLISHED, $unr UNREACHABLE, $hung without an event until the deadline, $other otherwise; rxeA's QP1: $(gsi)"
 [ "$other" -eq 0 ] || fail "$other clients ended otherwise (above)"
 if [ "$ORCM_STACK" = ours ]; then
@@ -96,13 +95,7 @@ else
 	say "stock: $hung connects wait for good (in-tree frees a flushed send silently)"
 	[ "$(gsi)" = "state ERR" ] || fail "stock: rxeA's QP1 is $(gsi), not in error, after $hung connects hung"
 fi
-# port_ids_gone: no id on $PORT but the listener (rdma must answer).
-port_ids_gone() {
-	local o
-	o=$(cm_ids) || return 1
-	! grep -E ":$PORT( |$)" <<<"$o" | grep -vq 'state LISTEN'
-}
-wait_for 30 "the clients' ids gone" port_ids_gone
+wait_for 30 "the clients' ids gone" port_ids_gone $PORT
 
 # After the flap: ours, a new connection works; stock, QP1 is dead, a new
 # connect waits with no event until its deadline.

@@ -86,5 +86,12 @@ setup_rxe_pair() {
 	rdma link show
 }
 
+# rxe_routes_back_a: vRA's routes to B after vRA was down (IPv4 drops a
+# netdev's routes with it): table 41's and the multicast one.
+rxe_routes_back_a() {
+	ip -4 route replace "$RADDR_B" dev vRA src "$RADDR_A" table 41
+	ip -4 route append 224.0.0.0/4 dev vRA 2>/dev/null || true
+}
+
 # rx_packets DEV: packets received on DEV.
 rx_packets() { cat "/sys/class/net/$1/statistics/rx_packets"; }

@@ -42,7 +42,7 @@ rxes_active() { rdma link show rxeS/1 | grep -q 'state ACTIVE'; }
 wait_for 10 "rxeS ACTIVE" rxes_active
 
 gids() { local i; for i in 0 1 2 3; do printf '%s:%s ' "$i" "$(cat "$SYS/gids/$i" 2>/dev/null)"; done; }
-gsi_state() { rdma res show qp | grep 'type GSI' | grep -o 'state [A-Z]*' | head -n 1; }
+gsi_state() { qp1_state rxeS; }
 established() { grep -q '^event ESTABLISHED ' "/tmp/$1.log"; }
 dreq_sent() { [ "$(ibcm_counter tx)" -gt "$tx0" ]; }
 stale_cancelled() { [ "$(ibcm_counter tx_stale_cancelled)" -gt "$st0" ]; }

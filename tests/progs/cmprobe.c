@@ -413,10 +413,8 @@ static int run_server(void)
 /* -G: wait until @path exists, up to the deadline (3 once it passed). */
 static int wait_for_file(const char *path)
 {
-	time_t end = time(NULL) + opt.deadline_s;
-
 	while (access(path, F_OK)) {
-		if (time(NULL) >= end) {
+		if (now_ms() >= deadline_ms) {
 			out("result error deadline");
 			return 3;
 		}

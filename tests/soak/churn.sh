@@ -105,13 +105,6 @@ server_stop() {
 
 # ---- events --------------------------------------------------------------------
 link_flap() { ip link set "$1" down && sleep "$2" && ip link set "$1" up; }
-# The churn link's way back: down, IPv4 dropped vRA's routes (rxe-lib's
-# table 41 and the multicast one); without them the next waves would take
-# the local table to rxeB alone.
-churn_routes() {
-	ip -4 route replace "$RADDR_B" dev vRA src "$RADDR_A" table 41
-	ip -4 route append 224.0.0.0/4 dev vRA 2>/dev/null || true
-}
 churn_path_ok() { ip -4 route get "$RADDR_B" | grep -q ' dev vRA '; }
 # rxe_readd DEV NETDEV: on rxe (no disassociate_ucontext), a delete waits
 # until no process has the device open: every cmtime goes with it (the
@@ -125,7 +118,9 @@ rxe_readd() {
 }
 event() {
 	case $1 in
-	flap-churn) link_flap vRA 1 && churn_routes ;;
+	# (without vRA's routes back the next waves would take the local
+	# table to rxeB alone)
+	flap-churn) link_flap vRA 1 && rxe_routes_back_a ;;
 	flap-nvme) link_flap "$T_IF" 6 ;;
 	mtu-up) ip link set vRA mtu 4200 && ip link set vRB mtu 4200 && ip link set "$T_IF" mtu 4200 ;;
 	mtu-down) ip link set vRA mtu 1500 && ip link set vRB mtu 1500 && ip link set "$T_IF" mtu 1500 ;;
@@ -146,12 +141,6 @@ soak_teardown() {
 	if rdma link show "$RXE_B/1" >/dev/null 2>&1; then ulp_link_delete "$RXE_B"; fi
 	rxe_cleanup
 }
-# wave_ids_gone: no id on the churn port but the listener (rdma must answer).
-wave_ids_gone() {
-	local o
-	o=$(cm_ids) || return 1
-	! grep ":$PORT" <<<"$o" | grep -vq 'state LISTEN'
-}
 ulp_teardown() { soak_teardown; }
 # gsi_check: a churn device whose QP1 is in error is dead for CM MADs
 # until it is added again (rxe; tests/e2e/rxe-gsi-flush.sh): counted, said,
@@ -161,11 +150,11 @@ GSI_DEAD=0
 gsi_check() {
 	local d nd st none=1
 	for d in "$RXE_A" "$RXE_B"; do
-		st=$(rdma res show qp link "$d/1" lqpn 1 | grep -o 'state [A-Z]*' || true)
+		st=$(qp1_state "$d" || true)
 		[ "$st" = "state ERR" ] || continue
 		# ib_mad may be moving it back to RTS just now: look again.
 		sleep 1
-		st=$(rdma res show qp link "$d/1" lqpn 1 | grep -o 'state [A-Z]*' || true)
+		st=$(qp1_state "$d" || true)
 		[ "$st" = "state ERR" ] || continue
 		nd=vRA
 		[ "$d" = "$RXE_A" ] || nd=vRB
@@ -287,10 +276,10 @@ for ((w = 1; w <= WAVES; w++)); do
 		kill -0 "$SERVER_PID" 2>/dev/null ||
 			say "wave $w: the cmtime server ended ($(tail -n 1 "$D/server.log"))"
 		server_stop
-		wait_for 60 "wave $w's ids gone" wave_ids_gone
+		wait_for 60 "wave $w's ids gone" port_ids_gone "$PORT"
 		server_start
 	fi
-	wait_for 60 "wave $w's ids gone" wave_ids_gone
+	wait_for 60 "wave $w's ids gone" port_ids_gone "$PORT"
 done
 TOTAL=$((SECONDS - T0))
 : >"$D/stop"
